@@ -1,0 +1,32 @@
+// The command line: one CLI11 app with a subcommand per job. main() parses with it, then runs
+// the chosen command; each command returns a Status for main to report.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+#include "cli/options.h"
+#include "util/status.h"
+
+namespace keyshard {
+
+struct CommandLine {
+  SplitOptions split;
+  WhichOptions which;
+  std::function<Status()> run;  // set by the subcommand that was chosen
+};
+
+/// Declares every subcommand and option on `app`, bound to `line`.
+void build_command_line(CLI::App& app, CommandLine& line);
+
+/// The --version text: keyshard's version and those of its main libraries.
+std::string version_text();
+
+// Each subcommand's declaration lives beside its implementation.
+CLI::App* add_split_command(CLI::App& app, SplitOptions& options);
+Status run_split(const SplitOptions& options);
+CLI::App* add_which_command(CLI::App& app, WhichOptions& options);
+Status run_which(const WhichOptions& options);
+
+}  // namespace keyshard

@@ -1,0 +1,215 @@
+#include "cli/split_config.h"
+
+#include <fmt/format.h>
+#include <zstd.h>
+
+#include <charconv>
+#include <thread>
+
+namespace keyshard {
+namespace {
+
+Status usage(std::string reason) { return Status::error(std::move(reason), {}, kExitUsage); }
+
+Status parse_delimiter(std::string_view text, char& delimiter) {
+  if (text == "\\t" || text == "tab") {
+    delimiter = '\t';
+  } else if (text == "space") {
+    delimiter = ' ';
+  } else if (text.size() == 1 && text[0] != '\n') {
+    delimiter = text[0];
+  } else {
+    return usage("invalid --delimiter \"" + std::string(text) +
+                 "\": give one character, or \\t, tab or space");
+  }
+  return {};
+}
+
+Status parse_keys(const SplitOptions& options, KeySpec& keys) {
+  if (keys.format == InputFormat::kLine) {
+    if (!options.keys.empty()) return usage("--format line uses the whole line as the key; drop -k");
+    return {};
+  }
+  if (options.keys.empty()) {
+    return usage(keys.format == InputFormat::kJson
+                     ? "no key: name one with -k, e.g. -k user_id or -k /account/id"
+                     : "no key: name a field number with -k, e.g. -k 3");
+  }
+  if (options.keys.size() > 64) return usage("at most 64 -k parts make one composite key");
+  for (const std::string& spec : options.keys) {
+    if (keys.format == InputFormat::kJson) {
+      KeyPath path;
+      if (Status status = parse_key_path(spec, path); !status) return status;
+      keys.paths.push_back(std::move(path));
+    } else {
+      uint32_t field = 0;
+      if (Status status = parse_field_number(spec, field); !status) return status;
+      keys.fields.push_back(field);
+    }
+  }
+  return {};
+}
+
+Status parse_name_template(const std::string& name, RunConfig& config) {
+  std::string first, second;
+  try {
+    first = partition_file_name(config, 0);
+    second = partition_file_name(config, 1);
+  } catch (const fmt::format_error& error) {
+    return usage("invalid --name \"" + name + "\": " + error.what() +
+                 " (use {partition}, e.g. part-{partition:05}.ndjson)");
+  }
+  if (first == second) {
+    return usage("invalid --name \"" + name + "\": it must contain {partition}");
+  }
+  if (first.find('/') != std::string::npos) {
+    return usage("invalid --name \"" + name + "\": it names a file, without '/'");
+  }
+  return {};
+}
+
+Status parse_compress(const std::string& text, RunConfig& config) {
+  if (text.empty() || text == "none") return {};
+  if (text == "zstd") {
+    config.zstd_level = 3;
+    return {};
+  }
+  int level = 0;
+  if (text.starts_with("zstd:")) {
+    const std::string_view digits = std::string_view(text).substr(5);
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), level);
+    if (error == std::errc() && end == digits.data() + digits.size() && level >= 1 &&
+        level <= ZSTD_maxCLevel()) {
+      config.zstd_level = level;
+      return {};
+    }
+  }
+  return usage(fmt::format("invalid --compress \"{}\": use zstd or zstd:LEVEL (LEVEL 1..{})", text,
+                           ZSTD_maxCLevel()));
+}
+
+Status parse_annotate(const std::string& text, RunConfig& config) {
+  if (text.empty()) return {};
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string field = text.substr(start, comma - start);
+    if (field == "partition") {
+      config.annotate_partition = true;
+    } else if (field == "offset") {
+      config.annotate_offset = true;
+    } else {
+      return usage("invalid --annotate field \"" + field + "\": use partition, offset or both");
+    }
+    start = comma + 1;
+  }
+  if (config.keys.format != InputFormat::kJson) {
+    return usage("--annotate adds JSON fields, so it needs --format json");
+  }
+  return {};
+}
+
+Status parse_missing_key(const std::string& text, RunConfig& config) {
+  if (text == "bad") return {};
+  uint32_t partition = 0;
+  if (text.starts_with("partition:")) {
+    const std::string_view digits = std::string_view(text).substr(10);
+    const auto [end, error] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), partition);
+    if (error == std::errc() && end == digits.data() + digits.size()) {
+      if (partition >= config.partitions) {
+        return usage(fmt::format("--missing-key partition:{} is out of range: partitions are "
+                                 "0..{}",
+                                 partition, config.partitions - 1));
+      }
+      config.missing_key_partition = partition;
+      return {};
+    }
+  }
+  return usage("invalid --missing-key \"" + text + "\": use bad or partition:P");
+}
+
+}  // namespace
+
+bool parse_size(std::string_view text, uint64_t& bytes) {
+  uint64_t number = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error != std::errc() || end == text.data()) return false;
+  const std::string_view suffix(end, static_cast<size_t>(text.data() + text.size() - end));
+  uint64_t unit = 0;
+  if (suffix.empty() || suffix == "B") unit = 1;
+  else if (suffix == "K" || suffix == "KiB") unit = 1ull << 10;
+  else if (suffix == "M" || suffix == "MiB") unit = 1ull << 20;
+  else if (suffix == "G" || suffix == "GiB") unit = 1ull << 30;
+  else if (suffix == "KB") unit = 1000;
+  else if (suffix == "MB") unit = 1000 * 1000;
+  else if (suffix == "GB") unit = 1000 * 1000 * 1000;
+  else return false;
+  if (number > UINT64_MAX / unit) return false;
+  bytes = number * unit;
+  return true;
+}
+
+Status make_run_config(const SplitOptions& options, RunConfig& config) {
+  config = RunConfig{};
+  config.inputs = options.inputs.empty() ? std::vector<std::string>{"-"} : options.inputs;
+  for (const std::string& path : config.inputs) {
+    config.input_names.push_back(path == "-" ? "<stdin>" : path);
+  }
+
+  if (options.format == "json") config.keys.format = InputFormat::kJson;
+  else if (options.format == "delimited") config.keys.format = InputFormat::kDelimited;
+  else if (options.format == "line") config.keys.format = InputFormat::kLine;
+  else return usage("invalid --format \"" + options.format + "\": use json, delimited or line");
+  if (Status status = parse_delimiter(options.delimiter, config.keys.delimiter); !status) {
+    return status;
+  }
+  config.keys.validate = !options.no_validate;
+  if (Status status = parse_keys(options, config.keys); !status) return status;
+
+  uint64_t max_line = 0;
+  if (!parse_size(options.max_line_size, max_line) || max_line < 4096 || max_line > (1ull << 30)) {
+    return usage("invalid --max-line-size \"" + options.max_line_size +
+                 "\": give a size from 4KiB to 1GiB, e.g. 64MiB");
+  }
+  config.max_line_size = max_line;
+  uint64_t chunk_size = 0;
+  if (!parse_size(options.chunk_size, chunk_size) || chunk_size == 0 || chunk_size > max_line) {
+    return usage("invalid --chunk-size \"" + options.chunk_size + "\"");
+  }
+  config.chunk_size = chunk_size;
+
+  const auto hash = parse_hash_name(options.hash);
+  if (!hash) return usage("invalid --hash \"" + options.hash + "\"");
+  config.hash = *hash;
+  config.partitions = options.partitions;
+  config.threads = options.threads != 0 ? options.threads
+                                        : std::max(1u, std::thread::hardware_concurrency());
+
+  if (options.output.empty()) return usage("no output: give -o DIR, or -o - for stdout");
+  config.to_stdout = options.output == "-";
+  config.output_dir = config.to_stdout ? std::string() : options.output;
+  while (config.output_dir.size() > 1 && config.output_dir.back() == '/') {
+    config.output_dir.pop_back();
+  }
+  config.force = options.force;
+  if (Status status = parse_compress(options.compress, config); !status) return status;
+  config.name_template = options.name;
+  if (Status status = parse_name_template(options.name, config); !status) return status;
+  if (Status status = parse_annotate(options.annotate, config); !status) return status;
+
+  if (options.on_bad == "dead-letter") config.on_bad = BadLinePolicy::kDeadLetter;
+  else if (options.on_bad == "skip") config.on_bad = BadLinePolicy::kSkip;
+  else if (options.on_bad == "fail") config.on_bad = BadLinePolicy::kFail;
+  else return usage("invalid --on-bad \"" + options.on_bad + "\": use dead-letter, skip or fail");
+  if (Status status = parse_missing_key(options.missing_key, config); !status) return status;
+  if (!options.dead_letter.empty()) {
+    config.dead_letter_path = options.dead_letter;
+  } else if (!config.to_stdout) {
+    config.dead_letter_path = config.output_dir + "/dead-letter.ndjson";
+  }
+  config.quiet = options.quiet;
+  return {};
+}
+
+}  // namespace keyshard

@@ -1,0 +1,20 @@
+// Validation: turns the options of `split` into a RunConfig with every default resolved and
+// every conflict refused with a message that says what to type instead.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "cli/options.h"
+#include "pipeline/run_config.h"
+#include "util/status.h"
+
+namespace keyshard {
+
+Status make_run_config(const SplitOptions& options, RunConfig& config);
+
+/// Parses "4096", "64KiB", "64K", "1MB", "2GiB" (K/M/G and KiB/MiB/GiB are powers of 1024;
+/// KB/MB/GB are powers of 1000).
+bool parse_size(std::string_view text, uint64_t& bytes);
+
+}  // namespace keyshard

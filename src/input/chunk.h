@@ -1,0 +1,56 @@
+// A chunk: a block of whole lines from one input, the unit of work of the pipeline. The reader
+// fills the text; a router fills the routing; every partition owner then applies it, in
+// sequence order. Chunks are recycled through a fixed pool, which bounds memory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "keys/extraction.h"
+
+namespace keyshard {
+
+/// Where a line goes: a partition number, or one of these.
+inline constexpr uint32_t kToBadLine = UINT32_MAX;
+
+struct BadLine {
+  uint32_t line;  // index of the line within the chunk
+  BadReason reason;
+  std::string_view detail;  // static or extractor-owned text
+};
+
+struct Chunk {
+  // Text, written by the reader. Every line ends with '\n' except possibly the last line of
+  // an input that has no final newline; `padding` readable bytes follow `size`.
+  std::unique_ptr<char[]> data;
+  size_t size = 0;
+  size_t capacity = 0;  // usable bytes, not counting the padding
+  uint64_t sequence = 0;
+  uint32_t input = 0;          // index of the input the lines came from
+  uint64_t input_offset = 0;   // byte offset of data[0] within that input (decompressed)
+  bool final_fragment = false;  // the input ended without '\n' inside this chunk
+
+  // Routing, written by one router, then read by every owner.
+  std::vector<uint32_t> line_starts;   // offset of each line; one extra entry: the end
+  std::vector<uint32_t> destinations;  // per line: partition, or kToBadLine
+  std::vector<uint32_t> order;          // line indices grouped by partition, input order kept
+  std::vector<uint32_t> group_begin;    // partition p's lines are order[group_begin[p]..[p+1])
+  std::vector<BadLine> bad_lines;       // in line order
+  uint32_t missing_key_routed = 0;      // lines without a key sent to --missing-key partition:P
+  // Set under --on-bad fail: lines from this index on are not applied, and the run stops.
+  uint32_t stop_at_line = UINT32_MAX;
+
+  size_t line_count() const { return line_starts.empty() ? 0 : line_starts.size() - 1; }
+
+  /// Line i without its '\n'.
+  std::string_view line(size_t i) const {
+    const uint32_t begin = line_starts[i];
+    uint32_t end = line_starts[i + 1];
+    if (end > begin && data[end - 1] == '\n') --end;
+    return {data.get() + begin, end - begin};
+  }
+};
+
+}  // namespace keyshard

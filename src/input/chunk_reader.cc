@@ -1,0 +1,108 @@
+// Reads big blocks and cuts them after their last '\n'; the remainder is carried into the next
+// chunk. From a pipe it hands on whatever has arrived instead of waiting to fill a block, so the
+// producer upstream never stalls on keyshard.
+#include "input/chunk_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "keys/json_key_extractor.h"
+
+namespace keyshard {
+
+ChunkReader::ChunkReader(std::vector<std::string> paths, size_t chunk_size, size_t max_line_size)
+    : paths_(std::move(paths)), chunk_size_(chunk_size), max_line_size_(max_line_size) {
+  if (paths_.empty()) paths_.push_back("-");
+}
+
+void ChunkReader::ensure_capacity(Chunk& chunk, size_t capacity) {
+  if (chunk.capacity >= capacity && chunk.data) return;
+  auto data = std::make_unique_for_overwrite<char[]>(capacity + kLinePadding);
+  if (chunk.size > 0) std::memcpy(data.get(), chunk.data.get(), chunk.size);
+  std::memset(data.get() + capacity, 0, kLinePadding);
+  chunk.data = std::move(data);
+  chunk.capacity = capacity;
+}
+
+Status ChunkReader::open_next_input() {
+  const std::string& path = paths_[next_path_++];
+  Status status = open_input(path, source_);
+  if (!status) return status;
+  input_index_ = static_cast<uint32_t>(names_.size());
+  names_.push_back(source_->name());
+  input_offset_ = 0;
+  source_done_ = false;
+  return {};
+}
+
+bool ChunkReader::next(Chunk& chunk, Status& status) {
+  for (;;) {
+    if (!source_) {
+      if (next_path_ == paths_.size()) return false;
+      status = open_next_input();
+      if (!status) return false;
+    }
+
+    // A chunk that grew for a long line goes back to the usual size when it is reused.
+    if (chunk.capacity > 4 * chunk_size_ && carry_.size() < chunk_size_) {
+      chunk.data.reset();
+      chunk.capacity = 0;
+    }
+    chunk.size = 0;
+    ensure_capacity(chunk, std::max(chunk_size_, carry_.size() + chunk_size_ / 2));
+    std::memcpy(chunk.data.get(), carry_.data(), carry_.size());
+    chunk.size = carry_.size();
+    carry_.clear();
+
+    const char* last_newline =
+        static_cast<const char*>(memrchr(chunk.data.get(), '\n', chunk.size));
+    for (;;) {
+      if (chunk.size == chunk.capacity) {
+        if (last_newline) break;
+        if (chunk.capacity >= max_line_size_) {
+          status = Status::error("a line starting at byte " + std::to_string(input_offset_) +
+                                     " is longer than --max-line-size (" +
+                                     std::to_string(max_line_size_) + " bytes)",
+                                 source_->name());
+          return false;
+        }
+        ensure_capacity(chunk, std::min(chunk.capacity * 2, max_line_size_));
+      }
+      const size_t wanted = chunk.capacity - chunk.size;
+      size_t got = 0;
+      status = source_->read(chunk.data.get() + chunk.size, wanted, got);
+      if (!status) return false;
+      if (got == 0) {
+        source_done_ = true;
+        break;
+      }
+      const char* fresh = chunk.data.get() + chunk.size;
+      chunk.size += got;
+      bytes_read_ += got;
+      if (const void* found = memrchr(fresh, '\n', got)) {
+        last_newline = static_cast<const char*>(found);
+      }
+      // A short read from a pipe: work on what has arrived rather than wait for more.
+      if (got < wanted && last_newline && !source_->compressed()) break;
+    }
+
+    if (source_done_) {
+      source_.reset();
+      if (chunk.size == 0) continue;  // an empty input, or one that ended on a chunk boundary
+      chunk.final_fragment = chunk.data[chunk.size - 1] != '\n';
+    } else {
+      const size_t keep = static_cast<size_t>(last_newline - chunk.data.get()) + 1;
+      carry_.assign(chunk.data.get() + keep, chunk.size - keep);
+      chunk.size = keep;
+      chunk.final_fragment = false;
+    }
+    std::memset(chunk.data.get() + chunk.size, 0, std::min(kLinePadding, chunk.capacity - chunk.size));
+    chunk.sequence = sequence_++;
+    chunk.input = input_index_;
+    chunk.input_offset = input_offset_;
+    input_offset_ += chunk.size;
+    return true;
+  }
+}
+
+}  // namespace keyshard

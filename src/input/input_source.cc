@@ -1,0 +1,76 @@
+#include "input/input_source.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace keyshard {
+namespace {
+
+constexpr unsigned char kZstdMagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
+constexpr int kPipeBufferSize = 1 << 20;
+
+class PlainSource final : public InputSource {
+ public:
+  PlainSource(std::string name, FileDescriptor fd, SniffedPrefix prefix)
+      : InputSource(std::move(name)), fd_(std::move(fd)), prefix_(prefix) {}
+
+  Status read(char* buffer, size_t size, size_t& got) override {
+    got = 0;
+    if (prefix_.used < prefix_.size) {
+      got = std::min(size, prefix_.size - prefix_.used);
+      std::memcpy(buffer, prefix_.bytes + prefix_.used, got);
+      prefix_.used += got;
+      return {};
+    }
+    const long count = read_some(fd_.get(), buffer, size);
+    if (count < 0) return Status::error("read failed: " + errno_text(errno), name());
+    got = static_cast<size_t>(count);
+    return {};
+  }
+
+  bool compressed() const override { return false; }
+
+ private:
+  FileDescriptor fd_;
+  SniffedPrefix prefix_;
+};
+
+}  // namespace
+
+Status open_input(const std::string& path, std::unique_ptr<InputSource>& source) {
+  const bool is_stdin = path == "-";
+  const std::string name = is_stdin ? "<stdin>" : path;
+  FileDescriptor fd(is_stdin ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return Status::error("cannot open: " + errno_text(errno), name);
+
+  struct stat info {};
+  if (::fstat(fd.get(), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) return Status::error("is a directory", name);
+    if (S_ISFIFO(info.st_mode)) {
+      ::fcntl(fd.get(), F_SETPIPE_SZ, kPipeBufferSize);  // best effort: fewer, larger reads
+    } else if (S_ISREG(info.st_mode)) {
+      ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
+  }
+
+  SniffedPrefix prefix;
+  while (prefix.size < sizeof prefix.bytes) {
+    const long count =
+        read_some(fd.get(), prefix.bytes + prefix.size, sizeof prefix.bytes - prefix.size);
+    if (count < 0) return Status::error("read failed: " + errno_text(errno), name);
+    if (count == 0) break;
+    prefix.size += static_cast<size_t>(count);
+  }
+  if (prefix.size == 4 && std::memcmp(prefix.bytes, kZstdMagic, 4) == 0) {
+    source = make_zstd_source(name, std::move(fd), prefix);
+  } else {
+    source = std::make_unique<PlainSource>(name, std::move(fd), prefix);
+  }
+  return {};
+}
+
+}  // namespace keyshard

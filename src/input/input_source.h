@@ -1,0 +1,50 @@
+// Where bytes come from: a file or stdin, plain or zstd-compressed. Compression is recognised
+// by the zstd magic number in the first bytes, never by the file name, so `cat x.zst |` works.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "util/files.h"
+#include "util/status.h"
+
+namespace keyshard {
+
+class InputSource {
+ public:
+  virtual ~InputSource() = default;
+
+  /// Reads up to `size` bytes of (decompressed) input into `buffer`; `got` is 0 only at the end.
+  /// A source on a pipe returns what has arrived rather than waiting to fill the buffer.
+  virtual Status read(char* buffer, size_t size, size_t& got) = 0;
+
+  /// True when the data is decompressed from zstd.
+  virtual bool compressed() const = 0;
+
+  /// The name used in messages: the path as given, or "<stdin>".
+  const std::string& name() const { return name_; }
+
+ protected:
+  explicit InputSource(std::string name) : name_(std::move(name)) {}
+
+ private:
+  std::string name_;
+};
+
+/// Opens `path` ("-" is stdin) and sniffs for zstd. Errors name the file.
+Status open_input(const std::string& path, std::unique_ptr<InputSource>& source);
+
+/// The bytes a source read ahead while sniffing, handed to the concrete source first.
+struct SniffedPrefix {
+  char bytes[4];
+  size_t size = 0;
+  size_t used = 0;
+};
+
+/// A zstd-decompressing source over `fd` (defined in zstd_source.cc).
+std::unique_ptr<InputSource> make_zstd_source(std::string name, FileDescriptor fd,
+                                              SniffedPrefix prefix);
+
+}  // namespace keyshard

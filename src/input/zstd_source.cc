@@ -1,0 +1,78 @@
+// Streaming zstd decompression of one input. Concatenated frames are one stream, as with
+// `zstd -dc`. An input that ends inside a frame is an error, so a truncated file is never
+// mistaken for a short one.
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "input/input_source.h"
+
+namespace keyshard {
+namespace {
+
+class ZstdSource final : public InputSource {
+ public:
+  ZstdSource(std::string name, FileDescriptor fd, SniffedPrefix prefix)
+      : InputSource(std::move(name)),
+        fd_(std::move(fd)),
+        stream_(ZSTD_createDStream()),
+        compressed_(ZSTD_DStreamInSize()) {
+    std::memcpy(compressed_.data(), prefix.bytes, prefix.size);
+    input_ = ZSTD_inBuffer{compressed_.data(), prefix.size, 0};
+  }
+  ~ZstdSource() override { ZSTD_freeDStream(stream_); }
+
+  Status read(char* buffer, size_t size, size_t& got) override {
+    got = 0;
+    if (stream_ == nullptr) return Status::error("cannot create a zstd decompression context", name());
+    ZSTD_outBuffer output{buffer, size, 0};
+    while (output.pos == 0) {
+      if (input_.pos == input_.size && !at_end_) {
+        const long count = read_some(fd_.get(), compressed_.data(), compressed_.size());
+        if (count < 0) return Status::error("read failed: " + errno_text(errno), name());
+        if (count == 0) {
+          at_end_ = true;
+        } else {
+          input_ = ZSTD_inBuffer{compressed_.data(), static_cast<size_t>(count), 0};
+        }
+      }
+      const bool no_input = input_.pos == input_.size;  // only once the file is at its end
+      if (no_input && !inside_frame_) return {};         // a clean end between frames
+      const size_t hint = ZSTD_decompressStream(stream_, &output, &input_);
+      if (ZSTD_isError(hint)) {
+        return Status::error(std::string("corrupt zstd input: ") + ZSTD_getErrorName(hint), name());
+      }
+      // 0 means a frame just ended and is fully flushed; anything else means it goes on.
+      inside_frame_ = hint != 0;
+      if (no_input && output.pos == 0) {
+        if (inside_frame_) {
+          return Status::error("truncated zstd input: the data ends inside a frame", name());
+        }
+        return {};
+      }
+    }
+    got = output.pos;
+    return {};
+  }
+
+  bool compressed() const override { return true; }
+
+ private:
+  FileDescriptor fd_;
+  ZSTD_DStream* stream_;
+  std::vector<char> compressed_;
+  ZSTD_inBuffer input_{};
+  bool at_end_ = false;
+  bool inside_frame_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<InputSource> make_zstd_source(std::string name, FileDescriptor fd,
+                                              SniffedPrefix prefix) {
+  return std::make_unique<ZstdSource>(std::move(name), std::move(fd), prefix);
+}
+
+}  // namespace keyshard

@@ -1,0 +1,41 @@
+#include "insight/run_stats.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace keyshard {
+
+uint64_t RunStats::events_written() const {
+  return std::accumulate(partition_events.begin(), partition_events.end(), uint64_t{0});
+}
+
+uint64_t RunStats::bad_lines() const {
+  return std::accumulate(bad_by_reason.begin(), bad_by_reason.end(), uint64_t{0});
+}
+
+double RunStats::skew() const {
+  const uint64_t total = events_written();
+  if (total == 0 || partition_events.empty()) return 1.0;
+  const uint64_t most = *std::max_element(partition_events.begin(), partition_events.end());
+  const double mean = static_cast<double>(total) / static_cast<double>(partition_events.size());
+  return static_cast<double>(most) / mean;
+}
+
+void RunStats::merge(const RunStats& other) {
+  lines_read += other.lines_read;
+  bytes_read += other.bytes_read;
+  dead_lettered += other.dead_lettered;
+  skipped += other.skipped;
+  missing_key_routed += other.missing_key_routed;
+  for (size_t i = 0; i < bad_by_reason.size(); ++i) bad_by_reason[i] += other.bad_by_reason[i];
+  if (partition_events.size() < other.partition_events.size()) {
+    partition_events.resize(other.partition_events.size());
+    partition_bytes.resize(other.partition_bytes.size());
+  }
+  for (size_t p = 0; p < other.partition_events.size(); ++p) {
+    partition_events[p] += other.partition_events[p];
+    partition_bytes[p] += other.partition_bytes[p];
+  }
+}
+
+}  // namespace keyshard

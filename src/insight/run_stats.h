@@ -1,0 +1,37 @@
+// The counters of one run. Each partition owner keeps its own RunStats (no sharing between
+// threads); the driver merges them once the run is over.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "keys/extraction.h"
+
+namespace keyshard {
+
+struct RunStats {
+  uint64_t lines_read = 0;
+  uint64_t bytes_read = 0;
+  uint64_t dead_lettered = 0;
+  uint64_t skipped = 0;
+  uint64_t missing_key_routed = 0;  // events sent to --missing-key partition:P
+  std::array<uint64_t, kBadReasonCount> bad_by_reason{};
+  std::vector<uint64_t> partition_events;  // indexed by partition
+  std::vector<uint64_t> partition_bytes;   // bytes written, before compression
+  std::vector<std::string> inputs;
+  double elapsed_seconds = 0;
+
+  explicit RunStats(uint32_t partitions = 0)
+      : partition_events(partitions, 0), partition_bytes(partitions, 0) {}
+
+  uint64_t events_written() const;
+  uint64_t bad_lines() const;
+  /// max/mean events per partition; 1.0 when nothing was written.
+  double skew() const;
+  /// Adds another owner's counters into this one.
+  void merge(const RunStats& other);
+};
+
+}  // namespace keyshard

@@ -1,0 +1,33 @@
+// What key extraction says about one line: the key bytes, or why the line is a bad line.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace keyshard {
+
+/// Why a line is a bad line; each reason is counted apart in the summary.
+enum class BadReason : uint8_t {
+  kEmptyLine,    // nothing but whitespace (json format)
+  kInvalidJson,  // not well-formed JSON, invalid UTF-8, or content after the object
+  kNotObject,    // well-formed JSON, but not an object
+  kMissingKey,   // the key path or field is absent
+};
+inline constexpr int kBadReasonCount = 4;
+
+/// Stable snake_case name of a reason, as written in the summary and the dead-letter file.
+std::string_view bad_reason_name(BadReason reason);
+
+struct Extraction {
+  bool ok = false;
+  BadReason reason = BadReason::kInvalidJson;
+  std::string_view detail;  // points at static or extractor-owned text; may be empty
+  std::string_view key;     // valid until the extractor's next call
+};
+
+inline Extraction key_found(std::string_view key) { return {true, {}, {}, key}; }
+inline Extraction bad_line(BadReason reason, std::string_view detail = {}) {
+  return {false, reason, detail, {}};
+}
+
+}  // namespace keyshard

@@ -1,0 +1,43 @@
+// The one key-extraction interface the routers call, whatever --format says: JSON paths,
+// delimited fields, or the whole line. Each router owns one KeyExtractor (they are not shared).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "keys/extraction.h"
+#include "keys/json_key_extractor.h"
+#include "keys/key_path.h"
+
+namespace keyshard {
+
+enum class InputFormat { kJson, kDelimited, kLine };
+
+struct KeySpec {
+  InputFormat format = InputFormat::kJson;
+  std::vector<KeyPath> paths;     // --format json
+  std::vector<uint32_t> fields;   // --format delimited, 1-based
+  char delimiter = '\t';
+  bool validate = true;           // --format json: validate each whole line
+};
+
+class KeyExtractor {
+ public:
+  explicit KeyExtractor(const KeySpec& spec);
+
+  /// The key of one line (without its '\n'); `readable` as for JsonKeyExtractor::extract.
+  Extraction extract(std::string_view line, size_t readable);
+
+ private:
+  Extraction extract_delimited(std::string_view line);
+
+  KeySpec spec_;
+  std::unique_ptr<JsonKeyExtractor> json_;
+  std::vector<std::string_view> fields_;  // scratch: the fields found in the current line
+  std::string composite_;
+  std::vector<std::string> field_names_;  // "field 3", for messages
+};
+
+}  // namespace keyshard

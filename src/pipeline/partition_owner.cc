@@ -1,0 +1,189 @@
+#include "pipeline/partition_owner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sinks/dead_letter.h"
+#include "sinks/file_sink.h"
+
+namespace keyshard {
+namespace {
+
+constexpr size_t kOutputBudget = 32u << 20;  // all partition buffers of a run together
+constexpr size_t kMinFlush = 16u << 10;
+constexpr size_t kMaxFlush = 1u << 20;
+constexpr size_t kDeadLetterFlush = 64u << 10;
+
+std::string bad_line_where(const RunConfig& config, uint32_t input, uint64_t line_number) {
+  return fmt::format("{}:{}", config.input_names[input], line_number);
+}
+
+}  // namespace
+
+std::string partition_file_name(const RunConfig& config, uint32_t partition) {
+  std::string name = fmt::format(fmt::runtime(config.name_template),
+                                 fmt::arg("partition", partition),
+                                 fmt::arg("partitions", config.partitions));
+  if (config.zstd_level) name += ".zst";
+  return name;
+}
+
+PartitionOwner::PartitionOwner(const RunConfig& config, unsigned index, unsigned count)
+    : config_(config), index_(index), count_(count), stats_(config.partitions) {
+  flush_size_ = config.to_stdout
+                    ? kMaxFlush
+                    : std::clamp(kOutputBudget / config.partitions, kMinFlush, kMaxFlush);
+}
+
+Status PartitionOwner::open() {
+  if (config_.zstd_level) zstd_ = std::make_unique<ZstdContext>(*config_.zstd_level);
+  auto wrap = [this](std::unique_ptr<Sink> sink) {
+    return zstd_ ? make_zstd_sink(std::move(sink), zstd_.get()) : std::move(sink);
+  };
+  if (config_.to_stdout) {
+    if (index_ == 0) outputs_.push_back(Output{wrap(make_stdout_sink()), {}});
+  } else {
+    for (uint32_t p = index_; p < config_.partitions; p += count_) {
+      std::unique_ptr<Sink> sink;
+      const std::string path = config_.output_dir + "/" + partition_file_name(config_, p);
+      if (Status status = open_file_sink(path, sink); !status) return status;
+      outputs_.push_back(Output{wrap(std::move(sink)), {}});
+    }
+  }
+  for (Output& output : outputs_) output.buffer.reserve(flush_size_ + 4096);
+  if (writes_dead_letters() && config_.on_bad == BadLinePolicy::kDeadLetter) {
+    if (config_.dead_letter_path.empty()) {
+      dead_letters_.sink = make_stderr_sink();
+    } else if (Status status = open_file_sink(config_.dead_letter_path, dead_letters_.sink);
+               !status) {
+      return status;
+    }
+  }
+  return {};
+}
+
+PartitionOwner::Output& PartitionOwner::output_of(uint32_t partition) {
+  return config_.to_stdout ? outputs_[0] : outputs_[partition / count_];
+}
+
+Status PartitionOwner::flush(Output& output) {
+  if (output.buffer.empty()) return {};
+  Status status = output.sink->write(output.buffer);
+  output.buffer.clear();
+  if (output.buffer.capacity() > 4 * flush_size_) {
+    std::string().swap(output.buffer);  // a huge line passed through: give the memory back
+    output.buffer.reserve(flush_size_ + 4096);
+  }
+  return status;
+}
+
+Status PartitionOwner::append_to(Output& output, std::string_view bytes) {
+  output.buffer.append(bytes);
+  output.buffer.push_back('\n');
+  return output.buffer.size() >= flush_size_ ? flush(output) : Status{};
+}
+
+Status PartitionOwner::append_event(const Chunk& chunk, uint32_t line_index, uint32_t partition) {
+  const std::string_view line = chunk.line(line_index);
+  const uint64_t offset = stats_.partition_events[partition]++;
+  std::string_view text = line;
+  if (config_.annotate()) {
+    // {"a":1}  ->  {"a":1,"_partition":P,"_offset":O}   (whatever followed '}' is kept)
+    const size_t brace = line.rfind('}');
+    size_t before = brace;
+    while (before > 0 && (line[before - 1] == ' ' || line[before - 1] == '\t' ||
+                          line[before - 1] == '\r' || line[before - 1] == '\n')) {
+      --before;
+    }
+    const bool empty_object = before > 0 && line[before - 1] == '{';
+    annotated_.assign(line.substr(0, brace));
+    auto out = std::back_inserter(annotated_);
+    const char* separator = empty_object ? "" : ",";
+    if (config_.annotate_partition) {
+      fmt::format_to(out, "{}\"_partition\":{}", separator, partition);
+      separator = ",";
+    }
+    if (config_.annotate_offset) fmt::format_to(out, "{}\"_offset\":{}", separator, offset);
+    annotated_.append(line.substr(brace));
+    text = annotated_;
+  }
+  stats_.partition_bytes[partition] += text.size() + 1;
+  return append_to(output_of(partition), text);
+}
+
+Status PartitionOwner::handle_bad_lines(const Chunk& chunk) {
+  for (const BadLine& bad : chunk.bad_lines) {
+    ++stats_.bad_by_reason[static_cast<int>(bad.reason)];
+    if (config_.on_bad == BadLinePolicy::kFail) break;  // reported by apply()
+    if (config_.on_bad == BadLinePolicy::kSkip) {
+      ++stats_.skipped;
+      continue;
+    }
+    ++stats_.dead_lettered;
+    const DeadLetter letter{config_.input_names[chunk.input], lines_before_ + bad.line + 1,
+                            chunk.input_offset + chunk.line_starts[bad.line], bad.reason,
+                            bad.detail, chunk.line(bad.line)};
+    append_dead_letter(dead_letters_.buffer, letter);
+    if (dead_letters_.buffer.size() >= kDeadLetterFlush) {
+      if (Status status = flush(dead_letters_); !status) return status;
+    }
+  }
+  return {};
+}
+
+Status PartitionOwner::apply(const Chunk& chunk) {
+  if (chunk.input != current_input_) {
+    current_input_ = chunk.input;
+    lines_before_ = 0;
+  }
+  if (config_.to_stdout) {
+    if (index_ == 0) {
+      const auto count = static_cast<uint32_t>(chunk.destinations.size());
+      for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t destination = chunk.destinations[i];
+        if (destination == kToBadLine) continue;
+        if (Status status = append_event(chunk, i, destination); !status) return status;
+      }
+    }
+  } else {
+    for (uint32_t p = index_; p < config_.partitions; p += count_) {
+      for (uint32_t k = chunk.group_begin[p]; k < chunk.group_begin[p + 1]; ++k) {
+        if (Status status = append_event(chunk, chunk.order[k], p); !status) return status;
+      }
+    }
+  }
+  if (writes_dead_letters()) {
+    stats_.lines_read += chunk.destinations.size();
+    stats_.missing_key_routed += chunk.missing_key_routed;
+    if (Status status = handle_bad_lines(chunk); !status) return status;
+  }
+  if (chunk.stop_at_line != UINT32_MAX) {
+    const BadLine& bad = chunk.bad_lines.back();
+    std::string reason = fmt::format("{}", bad_reason_name(bad.reason));
+    if (!bad.detail.empty()) reason += fmt::format(": {}", bad.detail);
+    return Status::error(reason + " (--on-bad fail)",
+                         bad_line_where(config_, chunk.input, lines_before_ + bad.line + 1),
+                         kExitBadInput);
+  }
+  lines_before_ += chunk.line_count();
+  return {};
+}
+
+Status PartitionOwner::finish() {
+  Status first;
+  auto keep_first = [&first](Status status) {
+    if (first.ok() && !status.ok()) first = std::move(status);
+  };
+  for (Output& output : outputs_) {
+    keep_first(flush(output));
+    keep_first(output.sink->finish());
+  }
+  if (dead_letters_.sink) {
+    keep_first(flush(dead_letters_));
+    keep_first(dead_letters_.sink->finish());
+  }
+  return first;
+}
+
+}  // namespace keyshard

@@ -1,0 +1,194 @@
+// The driver. The calling thread reads; `threads` workers each both route chunks (any chunk,
+// in parallel) and own a fixed set of partitions, whose share of every chunk they apply in
+// sequence order. A worker prefers applying the next chunk it owns over routing a new one, so
+// chunks are released early. A fixed pool of chunks bounds memory: when all are in flight the
+// reader waits. One mutex guards only the hand-offs (a few per megabyte of input), never a line.
+#include "pipeline/pipeline.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "input/chunk_reader.h"
+#include "pipeline/partition_owner.h"
+#include "pipeline/router.h"
+
+namespace keyshard {
+namespace {
+
+struct Slot {
+  Chunk* chunk = nullptr;
+  bool routed = false;
+  unsigned owners_left = 0;
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(unsigned workers)
+      : workers_(workers),
+        pool_(4 + 2 * workers),
+        slots_(pool_.size()),
+        next_to_apply_(workers, 0) {
+    for (Chunk& chunk : pool_) free_.push_back(&chunk);
+  }
+
+  // Reader side ------------------------------------------------------------------------------
+
+  /// A free chunk to fill, or nullptr when the run is stopping.
+  Chunk* acquire() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !free_.empty() || stopping_; });
+    if (stopping_) return nullptr;
+    Chunk* chunk = free_.back();
+    free_.pop_back();
+    return chunk;
+  }
+
+  void release_unused(Chunk* chunk) {
+    std::lock_guard lock(mutex_);
+    free_.push_back(chunk);
+  }
+
+  void publish(Chunk* chunk) {
+    std::lock_guard lock(mutex_);
+    Slot& slot = slots_[chunk->sequence % slots_.size()];
+    slot = Slot{chunk, false, workers_};
+    to_route_.push_back(chunk);
+    ++published_;
+    changed_.notify_all();
+  }
+
+  void end_of_input() {
+    std::lock_guard lock(mutex_);
+    input_done_ = true;
+    changed_.notify_all();
+  }
+
+  // Worker side ------------------------------------------------------------------------------
+
+  void work(unsigned worker, Router& router, PartitionOwner& owner) {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      if (stopping_) return;
+      const uint64_t next = next_to_apply_[worker];
+      Slot& slot = slots_[next % slots_.size()];
+      if (next < published_ && slot.routed) {
+        Chunk* chunk = slot.chunk;
+        lock.unlock();
+        Status status = owner.apply(*chunk);
+        lock.lock();
+        if (!status) {
+          fail(std::move(status), chunk->sequence);
+          return;
+        }
+        ++next_to_apply_[worker];
+        if (--slot.owners_left == 0) {
+          slot.chunk = nullptr;
+          free_.push_back(chunk);
+        }
+        changed_.notify_all();
+      } else if (!to_route_.empty()) {
+        Chunk* chunk = to_route_.front();
+        to_route_.pop_front();
+        lock.unlock();
+        router.route(*chunk);
+        lock.lock();
+        slots_[chunk->sequence % slots_.size()].routed = true;
+        changed_.notify_all();
+      } else if (input_done_ && next == published_) {
+        return;
+      } else {
+        changed_.wait(lock);
+      }
+    }
+  }
+
+  /// Records the first failure (the earliest chunk's, when several owners fail) and stops.
+  void fail(Status status, uint64_t sequence) {
+    if (error_.ok() || sequence < error_sequence_) {
+      error_ = std::move(status);
+      error_sequence_ = sequence;
+    }
+    stopping_ = true;
+    changed_.notify_all();
+  }
+
+  Status error() {
+    std::lock_guard lock(mutex_);
+    return error_;
+  }
+
+ private:
+  const unsigned workers_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Chunk> pool_;
+  // Everything below is guarded by mutex_.
+  std::vector<Chunk*> free_;
+  std::deque<Chunk*> to_route_;
+  std::vector<Slot> slots_;  // chunk with sequence s sits at s % size while in flight
+  std::vector<uint64_t> next_to_apply_;  // per worker: the next sequence its owner applies
+  uint64_t published_ = 0;
+  bool input_done_ = false;
+  bool stopping_ = false;
+  Status error_;
+  uint64_t error_sequence_ = UINT64_MAX;
+};
+
+}  // namespace
+
+RunResult run_pipeline(const RunConfig& config) {
+  const auto started = std::chrono::steady_clock::now();
+  const unsigned workers = std::max(1u, config.threads);
+  RunResult result{{}, RunStats(config.partitions)};
+
+  std::vector<std::unique_ptr<PartitionOwner>> owners;
+  for (unsigned w = 0; w < workers; ++w) {
+    owners.push_back(std::make_unique<PartitionOwner>(config, w, workers));
+    if (Status status = owners.back()->open(); !status) {
+      result.status = status;
+      return result;
+    }
+  }
+
+  Scheduler scheduler(workers);
+  std::vector<Status> finish_status(workers);
+  std::vector<std::thread> threads;
+  for (unsigned w = 0; w < workers; ++w) {
+    threads.emplace_back([&, w] {
+      Router router(config);
+      scheduler.work(w, router, *owners[w]);
+      finish_status[w] = owners[w]->finish();
+    });
+  }
+
+  ChunkReader reader(config.inputs, config.chunk_size, config.max_line_size);
+  Status read_status;
+  while (Chunk* chunk = scheduler.acquire()) {
+    if (!reader.next(*chunk, read_status)) {
+      scheduler.release_unused(chunk);
+      break;
+    }
+    scheduler.publish(chunk);
+  }
+  scheduler.end_of_input();
+  for (std::thread& thread : threads) thread.join();
+
+  // The earliest failure wins: a write error or bad line stops the run before later input
+  // matters; a read error comes after every chunk read before it was written.
+  result.status = scheduler.error();
+  if (result.status.ok()) result.status = read_status;
+  for (unsigned w = 0; w < workers; ++w) {
+    if (result.status.ok() && !finish_status[w].ok()) result.status = finish_status[w];
+    result.stats.merge(owners[w]->stats());
+  }
+  result.stats.bytes_read = reader.bytes_read();
+  result.stats.inputs = reader.input_names();
+  result.stats.elapsed_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace keyshard

@@ -1,0 +1,32 @@
+// The router stage: for one chunk, finds the lines, extracts each key, hashes it to a partition
+// and groups the line indices by partition (a counting sort that keeps input order within each
+// partition). Routers run in parallel on different chunks; each owns its extractor.
+#pragma once
+
+#include <vector>
+
+#include "hash/partitioner.h"
+#include "input/chunk.h"
+#include "keys/key_extractor.h"
+#include "pipeline/run_config.h"
+
+namespace keyshard {
+
+class Router {
+ public:
+  explicit Router(const RunConfig& config);
+
+  /// Fills the routing fields of `chunk` from its text.
+  void route(Chunk& chunk);
+
+ private:
+  void find_lines(Chunk& chunk);
+  void group_by_partition(Chunk& chunk);
+
+  const RunConfig& config_;
+  KeyExtractor extractor_;
+  Partitioner partitioner_;
+  std::vector<uint32_t> cursor_;  // scratch for the counting sort
+};
+
+}  // namespace keyshard

@@ -1,0 +1,54 @@
+// The immutable description of one split run, produced by the command line layer after every
+// default and conflict is resolved. The pipeline reads it and never changes it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hash/partitioner.h"
+#include "keys/key_extractor.h"
+
+namespace keyshard {
+
+enum class BadLinePolicy { kDeadLetter, kSkip, kFail };
+
+struct RunConfig {
+  // Input
+  std::vector<std::string> inputs;       // paths in order; "-" is stdin
+  std::vector<std::string> input_names;  // for messages: the path, or "<stdin>"
+  size_t chunk_size = 1 << 20;
+  size_t max_line_size = 64u << 20;
+
+  // Keys and partitioning
+  KeySpec keys;
+  HashKind hash = HashKind::kMurmur2;
+  uint32_t partitions = 1;
+  unsigned threads = 1;
+
+  // Output
+  bool to_stdout = false;
+  std::string output_dir;
+  std::string name_template = "part-{partition:05}.ndjson";
+  std::optional<int> zstd_level;  // set: compress outputs with zstd at this level
+  bool annotate_partition = false;
+  bool annotate_offset = false;
+  bool force = false;
+
+  // Bad lines
+  BadLinePolicy on_bad = BadLinePolicy::kDeadLetter;
+  std::optional<uint32_t> missing_key_partition;
+  std::string dead_letter_path;  // empty with to_stdout: records go to stderr
+
+  // Reporting
+  bool quiet = false;
+
+  bool annotate() const { return annotate_partition || annotate_offset; }
+};
+
+/// The file name of partition `partition`, from the --name template (".zst" added when
+/// compressing).
+std::string partition_file_name(const RunConfig& config, uint32_t partition);
+
+}  // namespace keyshard

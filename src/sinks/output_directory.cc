@@ -1,0 +1,66 @@
+#include "sinks/output_directory.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <system_error>
+
+#include "util/files.h"
+
+namespace keyshard {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr uint64_t kSpareFiles = 32;  // inputs, dead letters, the summary, libraries
+
+Status check_open_file_limit(const RunConfig& config) {
+  const uint64_t needed = (config.to_stdout ? 0 : config.partitions) + kSpareFiles;
+  const uint64_t limit = raise_open_file_limit();
+  if (needed <= limit) return {};
+  return Status::error(
+      "-n " + std::to_string(config.partitions) + " needs about " + std::to_string(needed) +
+          " open files, but this process may open only " + std::to_string(limit) +
+          " (the hard limit). Raise it (e.g. `ulimit -Hn` as root, or LimitNOFILE= for a "
+          "service) or use fewer partitions.",
+      {}, kExitUsage);
+}
+
+}  // namespace
+
+Status prepare_outputs(const RunConfig& config) {
+  if (Status status = check_open_file_limit(config); !status) return status;
+  if (config.to_stdout) return {};
+  const std::string& dir = config.output_dir;
+  std::error_code error;
+  if (fs::exists(dir, error)) {
+    if (!fs::is_directory(dir, error)) return Status::error("not a directory", dir, kExitUsage);
+    if (!fs::is_empty(dir, error) && !config.force) {
+      return Status::error(
+          "the output directory is not empty; use --force to write into it anyway (files "
+          "keyshard writes are replaced, others are left alone)",
+          dir, kExitUsage);
+    }
+  } else if (!fs::create_directories(dir, error)) {
+    return Status::error("cannot create the output directory: " + error.message(), dir);
+  }
+  if (error) return Status::error(error.message(), dir);
+  return {};
+}
+
+Status write_file_atomically(const std::string& path, std::string_view content) {
+  const std::string temporary = path + ".tmp";
+  FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
+  if (!fd.valid()) return Status::error("cannot create: " + errno_text(errno), temporary);
+  if (Status status = write_all(fd.get(), content, temporary); !status) return status;
+  if (Status status = fd.close(temporary); !status) return status;
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    return Status::error("cannot rename into place: " + errno_text(errno), path);
+  }
+  return {};
+}
+
+}  // namespace keyshard

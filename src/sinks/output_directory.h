@@ -1,0 +1,19 @@
+// Preparing the output directory before a run, and writing files into it atomically.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "pipeline/run_config.h"
+#include "util/status.h"
+
+namespace keyshard {
+
+/// Creates the output directory if needed and refuses a non-empty one without --force; checks
+/// that the run can hold one open file per partition (raising the soft limit if it must).
+Status prepare_outputs(const RunConfig& config);
+
+/// Writes `content` to `path` through a temporary file and a rename, so readers never see half.
+Status write_file_atomically(const std::string& path, std::string_view content);
+
+}  // namespace keyshard

@@ -1,0 +1,23 @@
+// Where a partition's bytes go. Sinks are owned and called by exactly one partition owner, so
+// they need no locks; they receive large blocks, never single lines.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "util/status.h"
+
+namespace keyshard {
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  /// Appends a block of whole lines.
+  virtual Status write(std::string_view block) = 0;
+  /// Flushes and closes; no write may follow.
+  virtual Status finish() = 0;
+  /// The path (or "<stdout>") used in messages.
+  virtual const std::string& name() const = 0;
+};
+
+}  // namespace keyshard

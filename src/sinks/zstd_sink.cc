@@ -1,0 +1,50 @@
+#include "sinks/zstd_sink.h"
+
+namespace keyshard {
+
+ZstdContext::ZstdContext(int level) : context_(ZSTD_createCCtx()), level_(level) {
+  if (context_) ZSTD_CCtx_setParameter(context_, ZSTD_c_compressionLevel, level_);
+}
+
+ZstdContext::~ZstdContext() { ZSTD_freeCCtx(context_); }
+
+Status ZstdContext::compress(std::string_view block, std::string& out, const std::string& name) {
+  if (!context_) return Status::error("cannot create a zstd compression context", name);
+  out.resize(ZSTD_compressBound(block.size()));
+  const size_t size = ZSTD_compress2(context_, out.data(), out.size(), block.data(), block.size());
+  if (ZSTD_isError(size)) {
+    return Status::error(std::string("zstd compression failed: ") + ZSTD_getErrorName(size), name);
+  }
+  out.resize(size);
+  return {};
+}
+
+namespace {
+
+class ZstdSink final : public Sink {
+ public:
+  ZstdSink(std::unique_ptr<Sink> inner, ZstdContext* context)
+      : inner_(std::move(inner)), context_(context) {}
+
+  Status write(std::string_view block) override {
+    if (block.empty()) return {};
+    if (Status status = context_->compress(block, frame_, inner_->name()); !status) return status;
+    return inner_->write(frame_);
+  }
+
+  Status finish() override { return inner_->finish(); }
+  const std::string& name() const override { return inner_->name(); }
+
+ private:
+  std::unique_ptr<Sink> inner_;
+  ZstdContext* context_;
+  std::string frame_;
+};
+
+}  // namespace
+
+std::unique_ptr<Sink> make_zstd_sink(std::unique_ptr<Sink> inner, ZstdContext* context) {
+  return std::make_unique<ZstdSink>(std::move(inner), context);
+}
+
+}  // namespace keyshard

@@ -1,0 +1,66 @@
+#include "util/files.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace keyshard {
+
+FileDescriptor& FileDescriptor::operator=(FileDescriptor&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.release();
+  }
+  return *this;
+}
+
+FileDescriptor::~FileDescriptor() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status FileDescriptor::close(const std::string& path) {
+  if (fd_ < 0) return {};
+  const int fd = release();
+  if (::close(fd) != 0 && errno != EINTR) {
+    return Status::error("cannot close: " + errno_text(errno), path);
+  }
+  return {};
+}
+
+Status write_all(int fd, std::string_view data, const std::string& path, int* failed_errno) {
+  while (!data.empty()) {
+    const ssize_t written = ::write(fd, data.data(), data.size());
+    if (written < 0) {
+      const int error_number = errno;
+      if (error_number == EINTR) continue;
+      if (failed_errno) *failed_errno = error_number;
+      return Status::error("write failed: " + errno_text(error_number), path);
+    }
+    data.remove_prefix(static_cast<size_t>(written));
+  }
+  return {};
+}
+
+long read_some(int fd, char* buffer, size_t size) {
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, size);
+    if (got >= 0 || errno != EINTR) return static_cast<long>(got);
+  }
+}
+
+uint64_t raise_open_file_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return limit.rlim_cur == RLIM_INFINITY ? UINT64_MAX : static_cast<uint64_t>(limit.rlim_cur);
+}
+
+std::string errno_text(int error_number) { return std::strerror(error_number); }
+
+}  // namespace keyshard

@@ -1,0 +1,53 @@
+// Thin, checked wrappers over POSIX file calls: whole writes that retry on EINTR and short
+// writes, an owning descriptor, and the open-file limit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "util/status.h"
+
+namespace keyshard {
+
+/// Owns a file descriptor; closes it on destruction.
+class FileDescriptor {
+ public:
+  FileDescriptor() = default;
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(FileDescriptor&& other) noexcept : fd_(other.release()) {}
+  FileDescriptor& operator=(FileDescriptor&& other) noexcept;
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor();
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+  /// Closes now, reporting a failed close (which can mean lost data on some filesystems).
+  Status close(const std::string& path);
+
+ private:
+  int fd_ = -1;
+};
+
+/// Writes all of `data` to `fd`; the error names `path`. On failure `*failed_errno` (when
+/// given) receives the errno, so a caller can tell a closed pipe from a full disk.
+Status write_all(int fd, std::string_view data, const std::string& path,
+                 int* failed_errno = nullptr);
+
+/// Reads up to `size` bytes, retrying on EINTR; returns bytes read, 0 at end, -1 on error.
+long read_some(int fd, char* buffer, size_t size);
+
+/// Raises the soft open-file limit to the hard limit; returns the limit now in force.
+uint64_t raise_open_file_limit();
+
+/// The message of errno `error_number`, e.g. "No such file or directory".
+std::string errno_text(int error_number);
+
+}  // namespace keyshard

@@ -1,0 +1,20 @@
+// Writing JSON text by hand for the few records keyshard emits (dead letters, the summary):
+// string escaping that never loses a byte, and a UTF-8 validity check to choose the encoding.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace keyshard {
+
+/// Appends `text` as a quoted JSON string. Control characters become \u00XX escapes; the
+/// text must be valid UTF-8 for the result to be valid JSON (see is_valid_utf8).
+void append_json_string(std::string& out, std::string_view text);
+
+/// True when `text` is well-formed UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).
+bool is_valid_utf8(std::string_view text);
+
+/// Appends `bytes` encoded as standard base64 with padding.
+void append_base64(std::string& out, std::string_view bytes);
+
+}  // namespace keyshard

@@ -1,0 +1,58 @@
+// Errors are values until main: a stage that fails returns a Status naming the file, the line
+// (when there is one), the reason and the exit code; only main prints it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace keyshard {
+
+/// Exit codes of keyshard (see the man page, EXIT STATUS).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,     // I/O error, child failure, other runtime failure
+  kExitUsage = 2,       // bad command line
+  kExitBadInput = 65,   // a bad line under --on-bad fail
+};
+
+class Status {
+ public:
+  Status() = default;
+
+  /// A failure: printed by main as "keyshard: <where>: <reason>" or "keyshard: <reason>".
+  static Status error(std::string reason, std::string where = {}, int exit_code = kExitFailure) {
+    Status status;
+    status.failed_ = true;
+    status.reason_ = std::move(reason);
+    status.where_ = std::move(where);
+    status.exit_code_ = exit_code;
+    return status;
+  }
+
+  /// Stops the run without a message and with status 0: the reader of stdout has gone away.
+  static Status quiet_stop() {
+    Status status;
+    status.failed_ = true;
+    status.exit_code_ = kExitOk;
+    return status;
+  }
+
+  bool ok() const { return !failed_; }
+  bool quiet() const { return failed_ && reason_.empty(); }
+  explicit operator bool() const { return ok(); }
+  const std::string& reason() const { return reason_; }
+  const std::string& where() const { return where_; }
+  int exit_code() const { return exit_code_; }
+
+  /// The whole message as main prints it, without the "keyshard: " prefix.
+  std::string message() const { return where_.empty() ? reason_ : where_ + ": " + reason_; }
+
+ private:
+  bool failed_ = false;
+  int exit_code_ = kExitOk;
+  std::string reason_;
+  std::string where_;
+};
+
+}  // namespace keyshard
