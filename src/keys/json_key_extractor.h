@@ -1,64 +1,37 @@
-// Key extraction from one NDJSON line with simdjson On Demand, in one pass that also validates
-// the whole line as a JSON object (unless validation is switched off). The -k paths form a small
-// trie walked alongside the document, so composite keys cost one parse.
+// Key extraction for --format json. By default every line is validated as a whole JSON object
+// with simdjson's DOM parser (runtime-dispatched to the best SIMD kernel of the machine) and the
+// key is looked up in the parsed tree. Two rarer cases go to the On Demand path walker: a key
+// part that is not a string (its raw text is the key, and the tree does not keep it), and a
+// number too large for simdjson's DOM (still valid JSON). --no-validate uses only the walker,
+// which stops as soon as the key is found.
 #pragma once
 
 #include <simdjson.h>
 
-#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "keys/extraction.h"
+#include "keys/json_path_walker.h"
 #include "keys/key_path.h"
 
 namespace keyshard {
 
-/// Bytes a caller must keep readable after the end of each line it passes in.
-inline constexpr size_t kLinePadding = simdjson::SIMDJSON_PADDING;
-
 class JsonKeyExtractor {
  public:
-  /// `paths` are the -k paths, in order (several make a composite key). With `validate` false,
-  /// the walk stops as soon as every path is found and the rest of the line is not checked.
   JsonKeyExtractor(std::span<const KeyPath> paths, bool validate);
 
-  /// Extracts the key of `line`; `readable` is how many bytes from line.data() may be read
-  /// (at least line.size() + kLinePadding). The key stays valid until the next call.
+  /// The key of `line` (without '\n'); `readable` bytes from line.data() may be read, at least
+  /// line.size() + kLinePadding. The key stays valid until the next call.
   Extraction extract(std::string_view line, size_t readable);
 
  private:
-  struct Child {
-    std::string name;
-    std::optional<uint64_t> array_index;
-    uint32_t node;
-  };
-  struct Node {
-    std::vector<Child> children;
-    std::vector<int> parts;  // the key parts whose path ends here (two -k may name one path)
-  };
-  static constexpr uint32_t kNoNode = UINT32_MAX;
-
-  simdjson::error_code visit(simdjson::ondemand::value value, uint32_t node);
-  simdjson::error_code walk_object(simdjson::ondemand::object object, uint32_t node);
-  simdjson::error_code walk_array(simdjson::ondemand::array array, uint32_t node);
-  simdjson::error_code record_container(simdjson::ondemand::value value, uint32_t node,
-                                        simdjson::ondemand::json_type type);
-  simdjson::error_code check_scalar(std::string_view token, simdjson::ondemand::json_type type);
-  Extraction classify_non_object(simdjson::ondemand::document& document,
-                                 simdjson::ondemand::json_type type);
-  bool wants(uint32_t node) const;
-  void record(uint32_t node, std::string_view bytes);
-
-  simdjson::ondemand::parser parser_;
-  std::vector<Node> nodes_;                // nodes_[0] is the root object
-  std::vector<std::string> spellings_;     // the -k spelling of each part, for messages
-  std::vector<std::string_view> parts_;    // the bytes found for each part in this line
-  std::vector<bool> found_;
-  size_t found_count_ = 0;
+  simdjson::dom::parser parser_;
+  JsonPathWalker walker_;
+  std::vector<KeyPath> paths_;
+  std::vector<std::string_view> parts_;
   std::string composite_;
-  const char* scalar_problem_ = nullptr;  // set when a number or literal fails the grammar
   bool validate_;
 };
 

@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# bench/run.sh BUILD_DIR: keyshard's throughput against the I/O ceiling and its peers (mawk,
+# GNU parallel, Python, Miller) on the same generated data. Each contender runs BENCH_RUNS times;
+# the table shows the median wall time as MB/s and events/s, and the ratio to `keyshard -n 8`.
+# A contender that is missing or fails becomes an "n/a" row; the bench goes on. See README.md.
+set -uo pipefail
+
+if [[ $# -ne 1 || $1 == -h || $1 == --help ]]; then
+  echo "usage: bench/run.sh BUILD_DIR   (env: BENCH_SIZE=1GiB, BENCH_RUNS=3)" >&2
+  exit 2
+fi
+
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root_dir=$(dirname "$bench_dir")
+build_dir=$(realpath -m "$1")
+[[ $build_dir == "$root_dir"/* ]] && build_dir=${build_dir#"$root_dir"/}  # shorter commands
+cd "$root_dir" || exit 1
+
+data_dir=bench/data
+out_dir=$data_dir/out
+results_dir=bench/results
+gen_events=$build_dir/bench/gen_events
+keyshard=$build_dir/keyshard
+runs=${BENCH_RUNS:-3}
+size_spec=${BENCH_SIZE:-1GiB}
+seed=1
+parts=8
+
+# Slow peers run on a prefix of the data (the generator makes prefixes: a shorter run of the
+# same seed is byte for byte the start of a longer one). Never more than the whole file.
+python_slice=256MiB
+parallel_slice=256MiB
+miller_slice=64MiB
+
+die() { echo "bench/run.sh: $*" >&2; exit 1; }
+log() { echo "[bench] $*" >&2; }
+
+# "1GiB", "512M", "32MiB", "1000000" -> bytes.
+to_bytes() {
+  local spec=$1 number unit
+  [[ $spec =~ ^([0-9]+)(K|KiB|M|MiB|G|GiB)?$ ]] || die "bad size '$spec' (e.g. 1GiB, 32MiB)"
+  number=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2]}
+  case $unit in
+    K|KiB) echo $((number << 10)) ;;
+    M|MiB) echo $((number << 20)) ;;
+    G|GiB) echo $((number << 30)) ;;
+    *) echo "$number" ;;
+  esac
+}
+
+human_size() {  # bytes -> "1.0 GiB" / "64 MiB"
+  awk -v b="$1" 'BEGIN {
+    if (b >= 2^30) printf "%.3g GiB", b / 2^30
+    else if (b >= 2^20) printf "%.3g MiB", b / 2^20
+    else printf "%d B", b }'
+}
+
+# ---------------------------------------------------------------------------------------------
+# Data: generated once and cached in bench/data/. A stamp beside each file records the seed,
+# the size and a fingerprint of the generator's output, so a changed generator regenerates.
+
+[[ -x $gen_events ]] || die "$gen_events not found; build first (meson compile -C $build_dir)"
+total_bytes=$(to_bytes "$size_spec")
+mkdir -p "$data_dir" "$results_dir"
+generator_fingerprint=$("$gen_events" --events 20000 --seed "$seed" | sha256sum | cut -c1-16)
+
+# ensure_events FILE BYTES: (re)generates FILE unless its stamp matches.
+ensure_events() {
+  local file=$1 bytes=$2
+  local stamp="seed=$seed bytes=$bytes generator=$generator_fingerprint"
+  if [[ -f $file && -f $file.stamp && $(head -n1 "$file.stamp") == "$stamp" ]]; then
+    return 0
+  fi
+  log "generating $file: $gen_events --bytes $bytes --seed $seed"
+  "$gen_events" --bytes "$bytes" --seed "$seed" > "$file.tmp" || die "gen_events failed"
+  mv "$file.tmp" "$file"
+  { echo "$stamp"; wc -l < "$file"; } > "$file.stamp"
+  rm -f "$file.zst"
+}
+
+file_lines() { sed -n 2p "$1.stamp"; }
+file_bytes() { stat -c %s "$1"; }
+
+events_file=$data_dir/events.ndjson
+ensure_events "$events_file" "$total_bytes"
+if [[ ! -f $events_file.zst ]]; then
+  if command -v zstd > /dev/null; then
+    log "compressing: zstd -3 -T0 $events_file"
+    zstd -q -3 -T0 -f "$events_file" -o "$events_file.zst.tmp" && mv "$events_file.zst.tmp" "$events_file.zst"
+  else
+    log "zstd not installed: the .zst rows will be n/a"
+  fi
+fi
+
+# slice_for SIZE: the file holding the first SIZE bytes (whole lines) of the events.
+slice_for() {
+  local bytes
+  bytes=$(to_bytes "$1")
+  if (( bytes >= total_bytes )); then
+    echo "$events_file"
+    return
+  fi
+  local file=$data_dir/slice-$1.ndjson
+  ensure_events "$file" "$bytes" >&2
+  echo "$file"
+}
+
+python_input=$(slice_for $python_slice)
+parallel_input=$(slice_for $parallel_slice)
+miller_input=$(slice_for $miller_slice)
+
+# ---------------------------------------------------------------------------------------------
+# Measuring. Every run starts from an empty output directory and a synced disk, with its input
+# in the page cache. Wall time comes from the monotonic-enough nanosecond clock around
+# /usr/bin/time, which reports the peak RSS (%M, KiB) of the command and its children.
+
+scratch_dir=$(mktemp -d)
+trap 'rm -rf "$scratch_dir"' EXIT
+row_name=() row_input=() row_mbs=() row_meps=() row_rss=() row_ratio=() row_cmd=() row_note=()
+
+# count_output_lines: lines in the partition files (part-*, copy.*) of $out_dir, .zst decoded.
+count_output_lines() {
+  local file total=0 n
+  shopt -s nullglob
+  for file in "$out_dir"/part-* "$out_dir"/copy.*; do
+    if [[ $file == *.zst ]]; then n=$(zstd -dcq "$file" | wc -l); else n=$(wc -l < "$file"); fi
+    total=$((total + n))
+  done
+  shopt -u nullglob
+  echo "$total"
+}
+
+# median of numbers on stdin (mean of the middle two for an even count)
+median() {
+  sort -g | awk '{ v[NR] = $1 } END {
+    if (NR % 2) printf "%.6f", v[(NR + 1) / 2]
+    else printf "%.6f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# contender NAME INPUT_FILE INPUT_LABEL CHECK REQUIRES COMMAND
+#   CHECK: "lines" compares the lines written to part-*/copy.* with the input's; "none" skips.
+#   REQUIRES: an executable that must exist, else the row is n/a.
+#   COMMAND: one shell command line, run from the repository root, shown verbatim in the table.
+contender() {
+  local name=$1 input=$2 label=$3 check=$4 requires=$5 command=$6
+  local index=${#row_name[@]}
+  local stats_input=${input%.zst}
+  row_name[index]=$name
+  row_input[index]=$label
+  row_cmd[index]=$command
+  row_mbs[index]=n/a row_meps[index]=n/a row_rss[index]=n/a row_ratio[index]=n/a
+  row_note[index]=""
+
+  log "$name: $command"
+  if ! command -v "$requires" > /dev/null 2>&1; then
+    row_note[index]="not available: $requires"
+    log "  n/a: $requires not found"
+    return
+  fi
+  if [[ ! -f $input ]]; then
+    row_note[index]="input $input missing"
+    log "  n/a: input $input missing"
+    return
+  fi
+
+  cat "$input" > /dev/null  # warm the page cache
+  local run times=() rss_max=0 time_file=$scratch_dir/time stderr_file=$scratch_dir/stderr
+  for ((run = 1; run <= runs; run++)); do
+    rm -rf "$out_dir"
+    mkdir -p "$out_dir"
+    sync
+    local start end status
+    start=$(date +%s%N)
+    /usr/bin/time -f '%e %M' -o "$time_file" bash -c "$command" > /dev/null 2> "$stderr_file"
+    status=$?
+    end=$(date +%s%N)
+    if ((status != 0)); then
+      local reason
+      reason=$(grep -v '^\s*$' "$stderr_file" | head -n1 | cut -c1-120)
+      row_note[index]="exit $status${reason:+: $reason}"
+      log "  n/a: ${row_note[index]}"
+      rm -rf "$out_dir"
+      return
+    fi
+    local rss
+    rss=$(tail -n1 "$time_file" | awk '{ print $2 }')
+    ((rss > rss_max)) && rss_max=$rss
+    times+=("$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.6f", (e - s) / 1e9 }')")
+    log "  run $run: ${times[-1]} s, peak RSS $((rss / 1024)) MiB"
+  done
+
+  if [[ $check == lines ]]; then
+    local written expected
+    written=$(count_output_lines)
+    expected=$(file_lines "$stats_input")
+    if [[ $written != "$expected" ]]; then
+      row_note[index]="wrote $written lines of $expected"
+      log "  warning: ${row_note[index]}"
+    fi
+  fi
+  rm -rf "$out_dir"
+
+  local seconds bytes lines
+  seconds=$(printf '%s\n' "${times[@]}" | median)
+  bytes=$(file_bytes "$stats_input")
+  lines=$(file_lines "$stats_input")
+  row_mbs[index]=$(awk -v b="$bytes" -v s="$seconds" 'BEGIN { printf "%.1f", b / 1e6 / s }')
+  row_meps[index]=$(awk -v l="$lines" -v s="$seconds" 'BEGIN { printf "%.2f", l / 1e6 / s }')
+  row_rss[index]=$(awk -v k="$rss_max" 'BEGIN { printf "%.1f", k / 1024 }')
+}
+
+# ---------------------------------------------------------------------------------------------
+# The contenders. Commands are plain text so readers can paste them; OUT is $out_dir.
+
+full_label="events.ndjson ($(human_size "$(file_bytes "$events_file")"))"
+label_of() {  # file -> table label
+  if [[ $1 == "$events_file" ]]; then echo "$full_label"
+  else echo "first $(human_size "$(file_bytes "$1")") (slice)"; fi
+}
+zst_file=$events_file.zst
+zst_label="events.ndjson.zst ($(human_size "$(file_bytes "$zst_file" 2> /dev/null || echo 0)") → $(human_size "$(file_bytes "$events_file")"))"
+split() { echo "$keyshard split -k user_id -n $1 -o $out_dir --force -q ${*:2}"; }
+
+contender "cat (I/O ceiling)" "$events_file" "$full_label" lines cat \
+  "cat $events_file > $out_dir/copy.ndjson"
+contender "keyshard -n $parts" "$events_file" "$full_label" lines "$keyshard" \
+  "$(split $parts "$events_file")"
+headline=$(( ${#row_name[@]} - 1 ))
+contender "keyshard -n 1024" "$events_file" "$full_label" lines "$keyshard" \
+  "$(split 1024 "$events_file")"
+contender "keyshard -n $parts --no-validate" "$events_file" "$full_label" lines "$keyshard" \
+  "$(split $parts --no-validate "$events_file")"
+contender "keyshard -n $parts --compress zstd:1" "$events_file" "$full_label" lines "$keyshard" \
+  "$(split $parts --compress zstd:1 "$events_file")"
+contender "zstd -dc (decompression ceiling)" "$zst_file" "$zst_label" none zstd \
+  "zstd -dc $zst_file > /dev/null"
+contender "keyshard -n $parts, zstd input" "$zst_file" "$zst_label" lines "$keyshard" \
+  "$(split $parts "$zst_file")"
+contender "mawk (regex + awk hash)" "$events_file" "$full_label" lines mawk \
+  "mawk -v out=$out_dir -v parts=$parts -f bench/peers/route_by_key.awk $events_file"
+contender "GNU parallel --shard" "$parallel_input" "$(label_of "$parallel_input")" lines parallel \
+  "parallel --pipe --shard '2 s/\".*//' --colsep '\"user_id\":\"' -j$parts 'cat > $out_dir/part-{%}' < $parallel_input"
+contender "Python json + md5" "$python_input" "$(label_of "$python_input")" lines python3 \
+  "python3 bench/peers/route_by_key.py $out_dir $parts $python_input"
+contender "Miller 6 (mlr)" "$miller_input" "$(label_of "$miller_input")" lines mlr \
+  "mlr --ijsonl --ojsonl put -q 'tee > \"$out_dir/part-\" . (int(\"0x\" . substr0(md5(\$user_id), 31, 31)) % $parts) . \".ndjson\", \$*' $miller_input"
+
+# ---------------------------------------------------------------------------------------------
+# The table: printed and written to bench/results/latest.md.
+
+headline_mbs=${row_mbs[headline]}
+for i in "${!row_name[@]}"; do
+  if [[ ${row_mbs[i]} == n/a ]]; then
+    row_ratio[i]="n/a${row_note[i]:+ (${row_note[i]})}"
+  elif ((i == headline)); then
+    row_ratio[i]="baseline"
+  elif [[ $headline_mbs == n/a ]]; then
+    row_ratio[i]="n/a (no baseline)"
+  else
+    row_ratio[i]=$(awk -v k="$headline_mbs" -v x="${row_mbs[i]}" 'BEGIN {
+      if (k / x < 1.05 && x / k < 1.05) printf "same speed (within 5%%)"
+      else if (k >= x) printf "keyshard is %.1fx faster", k / x
+      else printf "%.1fx faster than keyshard", x / k }')
+  fi
+  if [[ ${row_mbs[i]} != n/a && -n ${row_note[i]} ]]; then
+    row_ratio[i]+=" ⚠ ${row_note[i]}"
+  fi
+done
+
+keyshard_version=$("$keyshard" --version 2> /dev/null | head -n1)
+report=$(
+  echo "# keyshard benchmark"
+  echo
+  echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+  echo "- keyshard: ${keyshard_version:-not built} ($keyshard)"
+  echo "- data: $events_file, $(file_bytes "$events_file") bytes, $(file_lines "$events_file") events, seed $seed" \
+       "($gen_events --bytes $total_bytes --seed $seed)"
+  echo "- each row: median wall time over $runs run(s), warm page cache; MB/s = input bytes (uncompressed) / 10^6 / seconds"
+  echo
+  echo "| contender | input | MB/s | Mevents/s | peak RSS MiB | vs keyshard -n $parts |"
+  echo "|---|---|---:|---:|---:|---|"
+  for i in "${!row_name[@]}"; do
+    echo "| ${row_name[i]} | ${row_input[i]} | ${row_mbs[i]} | ${row_meps[i]} | ${row_rss[i]} | ${row_ratio[i]} |"
+  done
+  echo
+  echo "Slices are prefixes of the same event stream; their MB/s is comparable, their absolute time is not."
+  echo
+  echo "## Commands (run from the repository root; OUT = $out_dir, emptied before each run)"
+  echo
+  for i in "${!row_name[@]}"; do
+    echo "- ${row_name[i]}:"
+    echo '  ```'
+    echo "  ${row_cmd[i]}"
+    echo '  ```'
+  done
+)
+echo "$report"
+echo "$report" > "$results_dir/latest.md"
+log "written to $results_dir/latest.md"

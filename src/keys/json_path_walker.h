@@ -1,0 +1,65 @@
+// Key extraction from one NDJSON line with simdjson On Demand, keeping each key part's raw text
+// as it stands in the line. The -k paths form a small trie walked alongside the document, so
+// composite keys cost one pass. With `validate`, the walk also checks the whole line against the
+// JSON grammar (numbers of any size included); without, it stops once every part is found.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "keys/extraction.h"
+#include "keys/key_path.h"
+
+namespace keyshard {
+
+/// Bytes a caller must keep readable after the end of each line it passes in.
+inline constexpr size_t kLinePadding = simdjson::SIMDJSON_PADDING;
+
+class JsonPathWalker {
+ public:
+  /// `paths` are the -k paths, in order (several make a composite key).
+  explicit JsonPathWalker(std::span<const KeyPath> paths);
+
+  /// Extracts the key of `line`; `readable` is how many bytes from line.data() may be read
+  /// (at least line.size() + kLinePadding). The key stays valid until the next call.
+  Extraction extract(std::string_view line, size_t readable, bool validate);
+
+ private:
+  struct Child {
+    std::string name;
+    std::optional<uint64_t> array_index;
+    uint32_t node;
+  };
+  struct Node {
+    std::vector<Child> children;
+    std::vector<int> parts;  // the key parts whose path ends here (two -k may name one path)
+  };
+  static constexpr uint32_t kNoNode = UINT32_MAX;
+
+  simdjson::error_code visit(simdjson::ondemand::value value, uint32_t node);
+  simdjson::error_code walk_object(simdjson::ondemand::object object, uint32_t node);
+  simdjson::error_code walk_array(simdjson::ondemand::array array, uint32_t node);
+  simdjson::error_code record_container(simdjson::ondemand::value value, uint32_t node,
+                                        simdjson::ondemand::json_type type);
+  simdjson::error_code check_scalar(std::string_view token, simdjson::ondemand::json_type type);
+  Extraction classify_non_object(simdjson::ondemand::document& document,
+                                 simdjson::ondemand::json_type type);
+  bool wants(uint32_t node) const;
+  void record(uint32_t node, std::string_view bytes);
+
+  simdjson::ondemand::parser parser_;
+  std::vector<Node> nodes_;                // nodes_[0] is the root object
+  std::vector<std::string> spellings_;     // the -k spelling of each part, for messages
+  std::vector<std::string_view> parts_;    // the bytes found for each part in this line
+  std::vector<bool> found_;
+  size_t found_count_ = 0;
+  std::string composite_;
+  const char* scalar_problem_ = nullptr;  // set when a number or literal fails the grammar
+  bool validate_ = true;
+};
+
+}  // namespace keyshard
