@@ -1,0 +1,53 @@
+# A thin wrapper over meson. `make demo` and `make test` are all a fresh Debian 12 machine needs.
+BUILD ?= build
+PREFIX ?= /usr/local
+MESON_FLAGS ?=
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Exactly the Debian packages keyshard needs to build and test.
+DEPS := g++ meson ninja-build pkg-config libcli11-dev libfmt-dev libsimdjson-dev libzstd-dev \
+        doctest-dev libxxhash-dev zlib1g-dev libmd-dev librdkafka-dev zstd python3 \
+        groff-base man-db bash-completion zsh fish
+# The peers the benchmark compares against.
+BENCH_DEPS := mawk miller parallel time
+
+.PHONY: all deps bench-deps build test test-asan test-tsan demo bench install clean
+
+all: build
+
+deps:
+	@./.ci/install-packages $(DEPS)
+
+bench-deps:
+	@./.ci/install-packages $(BENCH_DEPS)
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) $(MESON_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+test: build
+	@./.ci/run-tests $(BUILD)
+
+# The same suites under AddressSanitizer + UBSan, and under ThreadSanitizer.
+test-asan: deps
+	@[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized $(MESON_FLAGS)
+	@ninja -C build-asan && ./.ci/run-tests build-asan
+
+test-tsan: deps
+	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debugoptimized $(MESON_FLAGS)
+	@ninja -C build-tsan && ./.ci/run-tests build-tsan
+
+demo: build
+	@./samples/demo.sh $(BUILD)/src/keyshard
+
+bench: build bench-deps
+	@./bench/run.sh $(BUILD)
+
+install: build
+	meson configure $(BUILD) -Dprefix=$(PREFIX) >/dev/null
+	meson install -C $(BUILD) $(if $(DESTDIR),--destdir $(DESTDIR))
+
+clean:
+	rm -rf $(BUILD) build-asan build-tsan

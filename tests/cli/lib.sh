@@ -1,0 +1,57 @@
+# Shared helpers for the end-to-end tests: each test script sources this, runs the real binary
+# in a fresh temporary directory, and fails with a message showing expected and actual values.
+# Environment (set by meson): KEYSHARD, GEN_EVENTS, VERIFY_SPLIT, TESTS_DIR, SOURCE_DIR.
+set -euo pipefail
+
+: "${KEYSHARD:?set KEYSHARD to the keyshard binary}"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/keyshard-test.XXXXXX")
+cleanup() {
+  local status=$?
+  if [ "$status" -ne 0 ] || [ "${KEEP_WORK:-}" = 1 ]; then
+    echo "work directory kept: $WORK" >&2
+  else
+    rm -rf "$WORK"
+  fi
+}
+trap cleanup EXIT
+cd "$WORK"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# expect_eq ACTUAL EXPECTED WHAT
+expect_eq() {
+  [ "$1" == "$2" ] || fail "$3"$'\n'"  expected: $2"$'\n'"  actual:   $1"
+}
+
+# expect_contains TEXT NEEDLE WHAT
+expect_contains() {
+  [[ "$1" == *"$2"* ]] || fail "$3: expected to find [$2] in:"$'\n'"$1"
+}
+
+# expect_same_file ACTUAL EXPECTED WHAT
+expect_same_file() {
+  cmp -s "$1" "$2" || fail "$3: $1 differs from $2"$'\n'"$(diff <(head -c 2000 "$2") <(head -c 2000 "$1") | head -20)"
+}
+
+# run_status CMD...: runs CMD, stores stdout in $OUT, stderr in $ERR, exit status in $STATUS.
+run_status() {
+  set +e
+  "$@" >"$WORK/.stdout" 2>"$WORK/.stderr"
+  STATUS=$?
+  set -e
+  OUT=$(cat "$WORK/.stdout")
+  ERR=$(cat "$WORK/.stderr")
+}
+
+ks() { "$KEYSHARD" "$@"; }
+
+# summary_field DIR FIELD: a top-level number from DIR/keyshard-summary.json.
+summary_field() {
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
+    "$1/keyshard-summary.json" "$2"
+}
+
+pass() { echo "ok: $*"; }

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Lines as they come in real files: CRLF, empty lines, no final newline, a 10 MiB line, binary
+# garbage and invalid UTF-8. Nothing is lost: every line is written or dead-lettered.
+source "$(dirname "$0")/lib.sh"
+
+# CRLF: the '\r' stays in the output line and does not change the key.
+printf '{"k":"a","v":1}\r\n{"k":"b","v":2}\r\n' > crlf.ndjson
+printf '{"k":"a","v":1}\n{"k":"b","v":2}\n' > lf.ndjson
+ks split -k k -n 4 -o crlf -q crlf.ndjson
+ks split -k k -n 4 -o lf -q lf.ndjson
+for f in lf/part-*.ndjson; do
+  expect_eq "$(tr -d '\r' < "crlf/$(basename "$f")")" "$(cat "$f")" "CRLF partitions like LF"
+done
+expect_eq "$(cat crlf/part-*.ndjson | tr -cd '\r' | wc -c)" 2 "the CRs are kept"
+pass "CRLF"
+
+# No final newline: the last line is still an event, written with a newline.
+printf '{"k":"a"}\n{"k":"z"}' > nofinal.ndjson
+ks split -k k -n 1 -o nofinal -q nofinal.ndjson
+expect_eq "$(cat nofinal/part-00000.ndjson)" $'{"k":"a"}\n{"k":"z"}' "last line without newline"
+expect_eq "$(tail -c 1 nofinal/part-00000.ndjson | od -An -c | tr -d ' ')" '\n' "newline added"
+pass "no final newline"
+
+# Empty lines are bad lines (not JSON objects), reported with their line numbers.
+printf '{"k":"a"}\n\n   \n{"k":"b"}\n' > empty.ndjson
+ks split -k k -n 2 -o empty -q empty.ndjson
+expect_eq "$(summary_field empty events_written)" 2 "events around empty lines"
+expect_eq "$(summary_field empty dead_lettered)" 2 "empty lines dead-lettered"
+expect_contains "$(cat empty/dead-letter.ndjson)" '"line":2' "line number of the first empty line"
+expect_contains "$(cat empty/dead-letter.ndjson)" '"reason":"empty_line"' "reason"
+pass "empty lines"
+
+# A 10 MiB line passes through whole.
+python3 -c 'import sys; sys.stdout.write("{\"k\":\"big\",\"pad\":\"" + "x" * (10 << 20) + "\"}\n{\"k\":\"small\"}\n")' > big.ndjson
+ks split -k k -n 3 -o big -q big.ndjson
+cat big/part-*.ndjson | sort > got.sorted
+sort big.ndjson > want.sorted
+expect_same_file got.sorted want.sorted "10 MiB line"
+pass "10 MiB line"
+
+# A line longer than --max-line-size stops the run with a clear error.
+run_status ks split -k k -n 3 --max-line-size 1MiB -o toolong -q big.ndjson
+expect_eq "$STATUS" 1 "exit status for a line over --max-line-size"
+expect_contains "$ERR" "big.ndjson" "error names the file"
+expect_contains "$ERR" "--max-line-size" "error names the limit"
+pass "line over --max-line-size"
+
+# Binary garbage and invalid UTF-8 are dead-lettered, byte-exact (base64 when not UTF-8).
+printf '{"k":"a"}\n\x00\x01\x02\xff\xfe garbage\n{"k":"\xc3\x28"}\n{"k":"b"}\n' > binary.ndjson
+ks split -k k -n 2 -o binary -q binary.ndjson
+expect_eq "$(summary_field binary events_written)" 2 "valid events around garbage"
+expect_eq "$(summary_field binary dead_lettered)" 2 "garbage dead-lettered"
+python3 - binary/dead-letter.ndjson <<'PY'
+import base64, json, sys
+records = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+texts = [base64.b64decode(r["text_base64"]) if "text_base64" in r else r["text"].encode() for r in records]
+assert texts == [b"\x00\x01\x02\xff\xfe garbage", b'{"k":"\xc3\x28"}'], texts
+assert [r["line"] for r in records] == [2, 3], records
+assert all(r["reason"] == "invalid_json" for r in records), records
+PY
+pass "binary garbage and invalid UTF-8"
+
+# Deeply nested input is refused as a bad line, not a crash.
+python3 -c 'print("{\"k\":" + "[" * 100000 + "]" * 100000 + "}")' > deep.ndjson
+ks split -k k -n 2 -o deep -q deep.ndjson
+expect_eq "$(summary_field deep dead_lettered)" 1 "deep nesting dead-lettered"
+pass "deep nesting"
+
+# Reconciliation on a mix: read = written + dead-lettered + skipped.
+cat crlf.ndjson empty.ndjson binary.ndjson nofinal.ndjson > mix.ndjson
+ks split -k k -n 3 -o mix -q mix.ndjson
+read_=$(summary_field mix lines_read)
+sum=$(( $(summary_field mix events_written) + $(summary_field mix dead_lettered) + $(summary_field mix skipped) ))
+expect_eq "$sum" "$read_" "counts reconcile"
+expect_eq "$read_" "$(( $(wc -l < mix.ndjson) + 1 ))" "lines read (last has no newline)"
+pass "counts reconcile"

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The command line: refusals with exit status 2 and a message that says what to do, the output
+# directory rules, the name template, annotations, large -n and the open-file limit.
+source "$(dirname "$0")/lib.sh"
+
+printf '{"id":"a"}\n{"id":"b"}\n{"id":"c"}\n' > in.ndjson
+
+run_status ks split -n 2 -o out in.ndjson
+expect_eq "$STATUS" 2 "no -k"
+expect_contains "$ERR" "-k user_id" "hint for -k"
+
+run_status ks split -k id -o out in.ndjson
+expect_eq "$STATUS" 2 "no -n"
+run_status ks split -k id -n 2 in.ndjson
+expect_eq "$STATUS" 2 "no -o"
+run_status ks split -k id -n 2 --hash murmur3 -o out in.ndjson
+expect_eq "$STATUS" 2 "unknown --hash"
+run_status ks split -k id -n 0 -o out in.ndjson
+expect_eq "$STATUS" 2 "-n 0"
+run_status ks split -k 'a..b' -n 2 -o out in.ndjson
+expect_eq "$STATUS" 2 "bad key path"
+expect_contains "$ERR" 'literal dot' "key path hint"
+run_status ks split -k id -n 2 --compress gzip -o out in.ndjson
+expect_eq "$STATUS" 2 "bad --compress"
+run_status ks split -k id -n 2 --name fixed.ndjson -o out in.ndjson
+expect_eq "$STATUS" 2 "--name without {partition}"
+run_status ks split -k id -n 2 --missing-key partition:2 -o out in.ndjson
+expect_eq "$STATUS" 2 "--missing-key out of range"
+run_status ks split -k id -n 2 -o out missing.ndjson
+expect_eq "$STATUS" 1 "missing input"
+expect_contains "$ERR" "keyshard: missing.ndjson: cannot open" "missing input message"
+run_status ks frobnicate
+expect_eq "$STATUS" 2 "unknown subcommand"
+pass "usage errors"
+
+run_status ks --version
+expect_eq "$STATUS" 0 "--version"
+expect_contains "$OUT" "simdjson" "--version names simdjson"
+expect_contains "$OUT" "zstd" "--version names zstd"
+pass "--version"
+
+# A non-empty output directory needs --force.
+mkdir full && echo keep > full/notes.txt
+run_status ks split -k id -n 2 -o full in.ndjson
+expect_eq "$STATUS" 2 "non-empty directory"
+expect_contains "$ERR" "--force" "hint for --force"
+ks split -k id -n 2 -o full --force -q in.ndjson
+expect_eq "$(cat full/notes.txt)" keep "other files are left alone"
+expect_eq "$(cat full/part-*.ndjson | wc -l)" 3 "written with --force"
+pass "--force"
+
+# --name template.
+ks split -k id -n 3 --name 'shard-{partition}-of-{partitions}.json' -o named -q in.ndjson
+for p in 0 1 2; do [ -f "named/shard-$p-of-3.json" ] || fail "missing named/shard-$p-of-3.json"; done
+pass "--name"
+
+# --annotate adds _partition and _offset (index within the partition).
+printf '{"id":"a","v":1}\n{}\n{"id":"a","v":2}\r\n' > ann.ndjson
+ks split -k id -n 2 --missing-key partition:1 --annotate partition,offset -o - -q ann.ndjson > ann.out
+p=$(ks which -n 2 a)
+expect_eq "$(sed -n 1p ann.out)" "{\"id\":\"a\",\"v\":1,\"_partition\":$p,\"_offset\":0}" "annotated line"
+expect_eq "$(sed -n 2p ann.out)" '{"_partition":1,"_offset":'"$([ "$p" = 1 ] && echo 1 || echo 0)"'}' "annotated empty object"
+expect_eq "$(sed -n 3p ann.out)" "{\"id\":\"a\",\"v\":2,\"_partition\":$p,\"_offset\":$([ "$p" = 1 ] && echo 2 || echo 1)}"$'\r' "annotated CRLF line"
+pass "--annotate"
+
+# -n 4096 works (the soft open-file limit is raised as needed).
+python3 -c 'import sys; [print("{\"id\":\"k%d\"}" % i) for i in range(20000)]' > many.ndjson
+( ulimit -S -n 1024 2>/dev/null || true; ks split -k id -n 4096 -o wide -q many.ndjson )
+expect_eq "$(ls wide | grep -c '^part-')" 4096 "4096 partition files"
+expect_eq "$(cat wide/part-*.ndjson | wc -l)" 20000 "all events in 4096 partitions"
+pass "-n 4096"
+
+# When the hard limit is too low, fail early and say what to do.
+run_status bash -c 'ulimit -n 256 && "$0" split -k id -n 1000 -o low -q in.ndjson' "$KEYSHARD"
+expect_eq "$STATUS" 2 "too few open files"
+expect_contains "$ERR" "open files" "the message names the limit"
+expect_contains "$ERR" "fewer partitions" "the message says what to do"
+[ ! -e low/part-00000.ndjson ] || fail "nothing written when the limit is too low"
+pass "open-file limit"

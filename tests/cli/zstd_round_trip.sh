@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# zstd inputs are recognised by their magic bytes and zstd outputs decompress to exactly the
+# plain outputs; a truncated zstd input fails clearly and writes nothing beyond what was read.
+source "$(dirname "$0")/lib.sh"
+
+"$GEN_EVENTS" --events 200000 --seed 3 > events.ndjson
+zstd -q -3 events.ndjson -o events.ndjson.zst
+cp events.ndjson.zst no-suffix.bin
+
+ks split -k user_id -n 8 -o plain -q events.ndjson
+ks split -k user_id -n 8 -o from-zstd -q no-suffix.bin
+for f in plain/part-*.ndjson; do
+  expect_same_file "from-zstd/$(basename "$f")" "$f" "zstd input, found by magic bytes"
+done
+pass "zstd input by magic bytes"
+
+ks split -k user_id -n 8 --compress zstd:1 -o packed -q events.ndjson.zst
+for f in plain/part-*.ndjson; do
+  [ -f "packed/$(basename "$f").zst" ] || fail "missing packed/$(basename "$f").zst"
+  zstd -q -dc "packed/$(basename "$f").zst" > unpacked.ndjson
+  expect_same_file unpacked.ndjson "$f" "zstd output round trip"
+done
+pass "zstd outputs round-trip"
+
+# Two inputs, one compressed: same as their concatenation.
+head -n 1000 events.ndjson > a.ndjson
+tail -n +1001 events.ndjson | zstd -q -c > b.ndjson.zst
+ks split -k user_id -n 8 -o mixed -q a.ndjson b.ndjson.zst
+for f in plain/part-*.ndjson; do
+  expect_same_file "mixed/$(basename "$f")" "$f" "plain + zstd inputs"
+done
+pass "mixed inputs"
+
+# Truncated: a clear error naming the file, and only whole lines that were read are written.
+size=$(stat -c %s events.ndjson.zst)
+head -c $((size / 2)) events.ndjson.zst > truncated.zst
+run_status ks split -k user_id -n 4 -o cut -q truncated.zst
+expect_eq "$STATUS" 1 "exit status for a truncated zstd input"
+expect_contains "$ERR" "truncated.zst" "error names the file"
+expect_contains "$ERR" "truncated zstd input" "error says why"
+cat cut/part-*.ndjson | sort > written.sorted
+lines=$(wc -l < written.sorted)
+[ "$lines" -gt 0 ] || fail "lines before the truncation were written"
+head -n "$lines" events.ndjson | sort > expected.sorted
+expect_same_file written.sorted expected.sorted "only a prefix of the input was written"
+pass "truncated zstd input"
