@@ -18,7 +18,7 @@ inline constexpr uint32_t kToBadLine = UINT32_MAX;
 struct BadLine {
   uint32_t line;  // index of the line within the chunk
   BadReason reason;
-  std::string_view detail;  // static or extractor-owned text
+  std::string_view detail;  // static text, or text owned by a router (routers live for the run)
 };
 
 struct Chunk {

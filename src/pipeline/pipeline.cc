@@ -5,6 +5,7 @@
 // reader waits. One mutex guards only the hand-offs (a few per megabyte of input), never a line.
 #include "pipeline/pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -71,8 +72,8 @@ class Scheduler {
   void work(unsigned worker, Router& router, PartitionOwner& owner) {
     std::unique_lock lock(mutex_);
     for (;;) {
-      if (stopping_) return;
       const uint64_t next = next_to_apply_[worker];
+      if (next > stop_after_) return;  // a failure stopped the run at an earlier chunk
       Slot& slot = slots_[next % slots_.size()];
       if (next < published_ && slot.routed) {
         Chunk* chunk = slot.chunk;
@@ -89,7 +90,7 @@ class Scheduler {
           free_.push_back(chunk);
         }
         changed_.notify_all();
-      } else if (!to_route_.empty()) {
+      } else if (!to_route_.empty() && to_route_.front()->sequence <= stop_after_) {
         Chunk* chunk = to_route_.front();
         to_route_.pop_front();
         lock.unlock();
@@ -105,12 +106,16 @@ class Scheduler {
     }
   }
 
-  /// Records the first failure (the earliest chunk's, when several owners fail) and stops.
+  /// Records a failure while applying chunk `sequence` and stops the run there: no more input
+  /// is read, and the other owners still apply every chunk up to and including that one, so the
+  /// outputs hold exactly the input before the failure (a bad line under --on-bad fail, a
+  /// closed stdout, a write error). The earliest chunk's failure is the one reported.
   void fail(Status status, uint64_t sequence) {
     if (error_.ok() || sequence < error_sequence_) {
       error_ = std::move(status);
       error_sequence_ = sequence;
     }
+    stop_after_ = std::min(stop_after_, sequence);
     stopping_ = true;
     changed_.notify_all();
   }
@@ -132,7 +137,8 @@ class Scheduler {
   std::vector<uint64_t> next_to_apply_;  // per worker: the next sequence its owner applies
   uint64_t published_ = 0;
   bool input_done_ = false;
-  bool stopping_ = false;
+  bool stopping_ = false;                 // no more input wanted
+  uint64_t stop_after_ = UINT64_MAX;      // the last chunk any owner may apply
   Status error_;
   uint64_t error_sequence_ = UINT64_MAX;
 };
@@ -153,13 +159,17 @@ RunResult run_pipeline(const RunConfig& config) {
     }
   }
 
+  // Routers outlive every worker: a bad line's detail text may point into the router that
+  // found it, and another worker's owner may still be writing that line's dead letter.
+  std::vector<std::unique_ptr<Router>> routers;
+  for (unsigned w = 0; w < workers; ++w) routers.push_back(std::make_unique<Router>(config));
+
   Scheduler scheduler(workers);
   std::vector<Status> finish_status(workers);
   std::vector<std::thread> threads;
   for (unsigned w = 0; w < workers; ++w) {
     threads.emplace_back([&, w] {
-      Router router(config);
-      scheduler.work(w, router, *owners[w]);
+      scheduler.work(w, *routers[w], *owners[w]);
       finish_status[w] = owners[w]->finish();
     });
   }
