@@ -1,11 +1,67 @@
 // keyshard's entry point: parse the command line, run the chosen command, and report. This is
 // the only place that prints an error and chooses the exit status.
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/app.h"
+#include "cli/suggest.h"
+
+namespace {
+
+// Every spelling the user could have meant in `app`: its subcommands, its long flags and the
+// values of its choice options.
+std::vector<std::string> known_words(const CLI::App* app) {
+  std::vector<std::string> words;
+  for (const CLI::App* sub : app->get_subcommands({})) words.push_back(sub->get_name());
+  for (const CLI::Option* option : app->get_options()) {
+    for (const std::string& name : option->get_lnames()) words.push_back("--" + name);
+  }
+  for (const CLI::App* sub : app->get_subcommands()) {  // the ones on this command line
+    for (const CLI::Option* option : sub->get_options()) {
+      for (const std::string& name : option->get_lnames()) words.push_back("--" + name);
+    }
+  }
+  for (std::string_view hash : {"murmur2", "crc32", "fnv1a", "md5", "xxh3", "jump", "kafka",
+                                "consistent", "json", "delimited", "line", "dead-letter", "skip",
+                                "fail"}) {
+    words.emplace_back(hash);
+  }
+  return words;
+}
+
+// "keyshard: <what CLI11 said>", a "did you mean" when a word looks misspelt, and where to look.
+std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
+  std::string message = std::string("keyshard: ") + error.what() + "\n";
+  const std::vector<std::string> words = known_words(app);
+  std::string text = error.what();
+  for (char& c : text) {
+    if (c == ',' || c == ':' || c == '{' || c == '}' || c == '"' || c == '\'') c = ' ';
+  }
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find(' ', start), text.size());
+    const std::string word = text.substr(start, end - start);
+    const bool known = std::find(words.begin(), words.end(), word) != words.end();
+    if (word.size() > 2 && !known) {
+      if (auto guess = keyshard::closest_word(word, words)) {
+        message += "keyshard: did you mean '" + *guess + "'?\n";
+        break;
+      }
+    }
+    start = end + 1;
+  }
+  const std::vector<CLI::App*> chosen = app->get_subcommands();
+  const std::string path = chosen.empty() ? "" : " " + chosen.front()->get_name();
+  message += "Run 'keyshard" + path + " --help' for usage.\n";
+  return message;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // A closed pipe must show up as EPIPE from write(), not kill the process.
@@ -14,6 +70,22 @@ int main(int argc, char** argv) {
   CLI::App app;
   keyshard::CommandLine line;
   keyshard::build_command_line(app, line);
+  app.failure_message(usage_failure);
+  for (CLI::App* sub : app.get_subcommands({})) sub->failure_message(usage_failure);
+
+  // An unknown first word is most likely a misspelt command.
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+    std::fprintf(stderr, "keyshard: unknown command '%s'\n", argv[1]);
+    if (auto guess = keyshard::closest_word(argv[1], commands)) {
+      std::fprintf(stderr, "keyshard: did you mean '%s'?\n", guess->c_str());
+    }
+    std::fprintf(stderr, "Run 'keyshard --help' for the commands.\n");
+    return keyshard::kExitUsage;
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

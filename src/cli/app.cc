@@ -14,9 +14,9 @@ std::string version_text() {
 }
 
 void build_command_line(CLI::App& app, CommandLine& line) {
-  app.description(
-      "keyshard: split newline-delimited events into N partitions by key, keeping every key's "
-      "events in input order.");
+  app.name("keyshard");
+  app.description("keyshard: split events into N partitions by key, keeping each key's order");
+  app.get_formatter()->column_width(26);
   app.set_version_flag("-V,--version", version_text());
   app.require_subcommand(1);
   app.footer(
@@ -24,7 +24,7 @@ void build_command_line(CLI::App& app, CommandLine& line) {
       "  keyshard split -k user_id -n 8 -o out/ events.ndjson\n"
       "  zstd -dc logs.zst | keyshard split -k account.id -n 16 -o - > ordered.ndjson\n"
       "  keyshard which -n 8 user_987654\n"
-      "\nRun 'keyshard SUBCOMMAND --help' for a subcommand's options; 'man keyshard' for more.");
+      "\nRun 'keyshard COMMAND --help' for its options; see also 'man keyshard'.");
 
   add_split_command(app, line.split)->final_callback([&line] {
     line.run = [&line] { return run_split(line.split); };

@@ -14,29 +14,31 @@
 namespace keyshard {
 
 CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
-  CLI::App* split = app.add_subcommand(
-      "split", "Partition events by key into N ordered partition streams");
+  CLI::App* split = app.add_subcommand("split", "Partition events by key into N ordered streams");
   split->footer(
       "Examples:\n"
       "  keyshard split -k user_id -n 8 -o out/ events.ndjson logs/*.ndjson.zst\n"
       "  keyshard split -k account.id -k currency -n 16 --hash crc32 -o out/ tx.ndjson\n"
-      "  cat access.log | keyshard split --format delimited --delimiter space -k 1 -n 4 -o -");
+      "  keyshard split --format delimited --delimiter , -k 3 -n 4 -o - < x.csv");
 
   const std::vector<std::string> hashes(hash_spellings().begin(), hash_spellings().end());
+  auto choice = [](std::vector<std::string> names) {
+    return CLI::IsMember(std::move(names)).description("");  // the choices are in the text
+  };
 
-  split->add_option("inputs", o.inputs, "Input files, read in order; none or - is stdin")
+  split->add_option("inputs", o.inputs, "Input files in order; none or - is stdin")
       ->group("Input")
       ->type_name("FILE");
-  split->add_option("--format", o.format, "Input format: json, delimited or line")
+  split->add_option("--format", o.format, "json, delimited or line")
       ->group("Input")
-      ->check(CLI::IsMember({"json", "delimited", "line"}))
+      ->type_name("FORMAT")
+      ->check(choice({"json", "delimited", "line"}))
       ->capture_default_str();
-  split->add_option("--delimiter", o.delimiter, "Field delimiter for --format delimited")
+  split->add_option("--delimiter", o.delimiter, "Field delimiter: a character, tab or space")
       ->group("Input")
       ->type_name("CHAR")
       ->capture_default_str();
-  split->add_flag("--no-validate", o.no_validate,
-                  "Trust the input: find the key without validating each whole line")
+  split->add_flag("--no-validate", o.no_validate, "Find the key without validating each line")
       ->group("Input");
   split->add_option("--max-line-size", o.max_line_size, "Longest line accepted")
       ->group("Input")
@@ -45,55 +47,55 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
   split->add_option("--chunk-size", o.chunk_size)->group("");
 
   split->add_option("-k,--key", o.keys,
-                    "Key: a dotted path (account.id), a JSON Pointer (/account/id) or, for "
-                    "--format delimited, a field number; repeat for a composite key")
+                    "Key path (a.b or /a/b), or field number;\nrepeat for a composite key")
       ->group("Keys")
       ->type_name("PATH")
-      ->take_all();
+      ->allow_extra_args(false);  // -k takes one path; what follows is an input
   split->add_option("--missing-key", o.missing_key,
-                    "An event without the key is a bad line (bad) or goes to partition P")
+                    "Keyless events: bad (a bad line), or\npartition:P (send to partition P)")
       ->group("Keys")
-      ->type_name("bad|partition:P")
+      ->type_name("POLICY")
       ->capture_default_str();
 
   split->add_option("-n,--partitions", o.partitions, "Number of partitions")
       ->group("Partitioning")
+      ->type_name("N")
       ->required()
-      ->check(CLI::Range(1u, 1u << 20));
-  split->add_option("--hash", o.hash, "Partitioner: murmur2 (alias kafka), crc32 (alias "
-                                      "consistent), fnv1a, md5, xxh3 or jump")
+      ->check(CLI::Range(1u, 1u << 20).description(""));
+  split->add_option("--hash", o.hash,
+                    "murmur2 (alias kafka), crc32 (alias\nconsistent), fnv1a, md5, xxh3 or jump")
       ->group("Partitioning")
-      ->check(CLI::IsMember(hashes))
+      ->type_name("NAME")
+      ->check(choice(hashes))
       ->capture_default_str();
   split->add_option("-j,--threads", o.threads, "Worker threads (default: all cores)")
       ->group("Partitioning")
-      ->check(CLI::Range(1u, 256u));
+      ->type_name("N")
+      ->check(CLI::Range(1u, 256u).description(""));
 
-  split->add_option("-o,--output", o.output, "Output directory, or - for stdout (input order)")
+  split->add_option("-o,--output", o.output, "Output directory, or - for stdout\n(required)")
       ->group("Output")
-      ->required()
-      ->type_name("DIR|-");
+      ->type_name("DIR");
   split->add_option("--name", o.name, "Partition file name template")
       ->group("Output")
       ->type_name("TEMPLATE")
       ->capture_default_str();
   split->add_option("--compress", o.compress, "Compress outputs: zstd or zstd:LEVEL")
       ->group("Output")
-      ->type_name("zstd[:LEVEL]");
-  split->add_option("--annotate", o.annotate,
-                    "Add _partition and/or _offset fields to each event")
+      ->type_name("ALGO");
+  split->add_option("--annotate", o.annotate, "Add fields: partition, offset or both\n"
+                                              "(partition,offset)")
       ->group("Output")
-      ->type_name("partition,offset");
+      ->type_name("FIELDS");
   split->add_flag("--force", o.force, "Write into a non-empty output directory")->group("Output");
 
-  split->add_option("--on-bad", o.on_bad,
-                    "Bad lines: write to the dead-letter file, skip (count only) or fail "
-                    "(exit 65)")
+  split->add_option("--on-bad", o.on_bad, "Bad lines: dead-letter, skip or fail\n(exit 65)")
       ->group("Bad lines")
-      ->check(CLI::IsMember({"dead-letter", "skip", "fail"}))
+      ->type_name("POLICY")
+      ->check(choice({"dead-letter", "skip", "fail"}))
       ->capture_default_str();
   split->add_option("--dead-letter", o.dead_letter,
-                    "Dead-letter file (default: DIR/dead-letter.ndjson; stderr with -o -)")
+                    "Dead-letter file (default: in DIR;\nstderr with -o -)")
       ->group("Bad lines")
       ->type_name("FILE");
 

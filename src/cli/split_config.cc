@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <thread>
 
@@ -174,10 +175,10 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
   }
   config.max_line_size = max_line;
   uint64_t chunk_size = 0;
-  if (!parse_size(options.chunk_size, chunk_size) || chunk_size == 0 || chunk_size > max_line) {
+  if (!parse_size(options.chunk_size, chunk_size) || chunk_size == 0) {
     return usage("invalid --chunk-size \"" + options.chunk_size + "\"");
   }
-  config.chunk_size = chunk_size;
+  config.chunk_size = std::min(chunk_size, max_line);  // a chunk may grow to one whole line
 
   const auto hash = parse_hash_name(options.hash);
   if (!hash) return usage("invalid --hash \"" + options.hash + "\"");
@@ -203,6 +204,10 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
   else if (options.on_bad == "fail") config.on_bad = BadLinePolicy::kFail;
   else return usage("invalid --on-bad \"" + options.on_bad + "\": use dead-letter, skip or fail");
   if (Status status = parse_missing_key(options.missing_key, config); !status) return status;
+  if (options.dead_letter == "-") {
+    return usage("--dead-letter takes a file path (without it, -o - sends dead letters to "
+                 "stderr)");
+  }
   if (!options.dead_letter.empty()) {
     config.dead_letter_path = options.dead_letter;
   } else if (!config.to_stdout) {

@@ -11,23 +11,24 @@
 namespace keyshard {
 
 CLI::App* add_which_command(CLI::App& app, WhichOptions& o) {
-  CLI::App* which = app.add_subcommand(
-      "which", "Print the partition of each key (from arguments, or one per stdin line)");
+  CLI::App* which = app.add_subcommand("which", "Print the partition of each key");
   which->footer(
       "Examples:\n"
       "  keyshard which -n 8 user_987654\n"
       "  keyshard which -n 12 --hash md5 alice bob carol\n"
       "  cut -f1 keys.tsv | keyshard which -n 1024 --hash jump");
   const std::vector<std::string> hashes(hash_spellings().begin(), hash_spellings().end());
-  which->add_option("keys", o.keys, "Key bytes, exactly as split would extract them")
+  which->add_option("keys", o.keys, "Key bytes, as split extracts them; none:\none key per stdin line")
       ->type_name("KEY");
   which->add_option("-n,--partitions", o.partitions, "Number of partitions")
       ->group("Partitioning")
+      ->type_name("N")
       ->required()
-      ->check(CLI::Range(1u, 0x7fffffffu));
-  which->add_option("--hash", o.hash, "Partitioner (as for split)")
+      ->check(CLI::Range(1u, 0x7fffffffu).description(""));
+  which->add_option("--hash", o.hash, "Partitioner, as for split")
       ->group("Partitioning")
-      ->check(CLI::IsMember(hashes))
+      ->type_name("NAME")
+      ->check(CLI::IsMember(hashes).description(""))
       ->capture_default_str();
   return which;
 }

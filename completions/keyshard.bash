@@ -1,0 +1,143 @@
+# bash completion for keyshard(1). Source it, or install it as
+# /usr/share/bash-completion/completions/keyshard. It needs nothing from the bash-completion
+# package. tests/cli/docs_sync.sh fails when the flags here and those of --help drift apart.
+
+_keyshard_top_flags='-h --help -V --version'
+_keyshard_commands='split which'
+
+# Every flag of each subcommand; those that take a value are repeated in _keyshard_takes_value.
+_keyshard_split_flags='-h --help
+  --format --delimiter --no-validate --max-line-size
+  -k --key --missing-key
+  -n --partitions --hash -j --threads
+  -o --output --name --compress --annotate --force
+  --on-bad --dead-letter
+  -q --quiet'
+_keyshard_which_flags='-h --help -n --partitions --hash'
+
+_keyshard_hashes='murmur2 kafka crc32 consistent fnv1a md5 xxh3 jump'
+
+# True when the flag $2 of subcommand $1 takes a value (the next word, or after '=').
+_keyshard_takes_value() {
+  case $1:$2 in
+    split:--format | split:--delimiter | split:--max-line-size | split:-k | split:--key | \
+      split:--missing-key | split:-n | split:--partitions | split:--hash | split:-j | \
+      split:--threads | split:-o | split:--output | split:--name | split:--compress | \
+      split:--annotate | split:--on-bad | split:--dead-letter | \
+      which:-n | which:--partitions | which:--hash)
+      return 0 ;;
+  esac
+  return 1
+}
+
+# COMPREPLY=(the words compgen prints), one per line, so that a file name may hold spaces.
+_keyshard_reply() {
+  mapfile -t COMPREPLY < <(compgen "$@")
+}
+
+# Readline replaces only the text after the last COMP_WORDBREAKS character of the word
+# ('=' of --hash=md5, ':' of zstd:3); drop what comes before it from each candidate.
+_keyshard_trim_to_word() {
+  local word=$1 i
+  for ((i = ${#word} - 1; i >= 0; i--)); do
+    if [[ $COMP_WORDBREAKS == *"${word:i:1}"* ]]; then
+      local keep=${word:0:i+1}
+      COMPREPLY=("${COMPREPLY[@]#"$keep"}")
+      return
+    fi
+  done
+}
+
+# Candidates for the value of flag $2 of subcommand $1, the value typed so far being $3.
+_keyshard_values() {
+  local command=$1 flag=$2 value=$3
+  case $flag in
+    --format) _keyshard_reply -W 'json delimited line' -- "$value" ;;
+    --delimiter) _keyshard_reply -W 'tab space ,' -- "$value" ;;
+    --hash) _keyshard_reply -W "$_keyshard_hashes" -- "$value" ;;
+    --on-bad) _keyshard_reply -W 'dead-letter skip fail' -- "$value" ;;
+    --annotate) _keyshard_reply -W 'partition offset partition,offset' -- "$value" ;;
+    --compress)
+      local levels=zstd level
+      for ((level = 1; level <= 22; level++)); do levels+=" zstd:$level"; done
+      _keyshard_reply -W "$levels" -- "$value"
+      ;;
+    --missing-key)
+      _keyshard_reply -W 'bad partition:' -- "$value"
+      [[ ${COMPREPLY[*]} == partition: ]] && compopt -o nospace 2>/dev/null
+      ;;
+    -o | --output)
+      compopt -o filenames 2>/dev/null
+      _keyshard_reply -d -- "$value"
+      [[ -z $value ]] && COMPREPLY+=(-)
+      ;;
+    --dead-letter)
+      compopt -o filenames 2>/dev/null
+      _keyshard_reply -f -- "$value"
+      ;;
+    *) COMPREPLY=() ;;  # a number, a key path, a size, a name template: nothing to offer
+  esac
+}
+
+_keyshard() {
+  COMPREPLY=()
+  # Work on whitespace-separated words of the line up to the cursor, so that '=' and ':' do
+  # not split a word as they do in COMP_WORDS.
+  local line=${COMP_LINE:0:COMP_POINT}
+  local cur=${line##*[[:space:]]}
+  local -a words
+  read -r -a words <<<"${line%"$cur"}"
+
+  local command='' i after_dashdash=''
+  for ((i = 1; i < ${#words[@]}; i++)); do
+    local word=${words[i]}
+    if [[ -z $command ]]; then
+      [[ $word == -* ]] || command=$word
+      continue
+    fi
+    [[ $word == -- ]] && after_dashdash=1
+  done
+  local prev=${words[${#words[@]} - 1]}
+
+  if [[ -z $command ]]; then
+    if [[ $cur == -* ]]; then
+      _keyshard_reply -W "$_keyshard_top_flags" -- "$cur"
+    else
+      _keyshard_reply -W "$_keyshard_commands" -- "$cur"
+    fi
+    return
+  fi
+
+  local flags
+  case $command in
+    split) flags=$_keyshard_split_flags ;;
+    which) flags=$_keyshard_which_flags ;;
+    *) return ;;
+  esac
+
+  if [[ -z $after_dashdash ]]; then
+    if [[ $cur == --*=* ]] && _keyshard_takes_value "$command" "${cur%%=*}"; then
+      _keyshard_values "$command" "${cur%%=*}" "${cur#*=}"
+      COMPREPLY=("${COMPREPLY[@]/#/${cur%%=*}=}")
+      _keyshard_trim_to_word "$cur"
+      return
+    fi
+    if _keyshard_takes_value "$command" "$prev"; then
+      _keyshard_values "$command" "$prev" "$cur"
+      _keyshard_trim_to_word "$cur"
+      return
+    fi
+    if [[ $cur == -* ]]; then
+      _keyshard_reply -W "$flags" -- "$cur"
+      return
+    fi
+  fi
+
+  # Positionals: input files for split; keys (nothing to offer) for which.
+  if [[ $command == split ]]; then
+    compopt -o filenames 2>/dev/null
+    _keyshard_reply -f -- "$cur"
+  fi
+}
+
+complete -F _keyshard keyshard
