@@ -31,7 +31,21 @@ expect_eq "$STATUS" 1 "missing input"
 expect_contains "$ERR" "keyshard: missing.ndjson: cannot open" "missing input message"
 run_status ks frobnicate
 expect_eq "$STATUS" 2 "unknown subcommand"
+run_status ks splt -k id -n 2 -o out in.ndjson
+expect_eq "$STATUS" 2 "misspelt subcommand"
+expect_contains "$ERR" "did you mean 'split'?" "subcommand suggestion"
+run_status ks split -k id -n 2 --partitons 3 -o out in.ndjson
+expect_eq "$STATUS" 2 "misspelt flag"
+expect_contains "$ERR" "did you mean '--partitions'?" "flag suggestion"
+expect_contains "$ERR" "keyshard split --help" "where to look"
+run_status ks split -k id -n 2 --hash murmur3 -o out in.ndjson
+expect_contains "$ERR" "did you mean 'murmur2'?" "--hash suggestion"
 pass "usage errors"
+
+# -k takes one path: the words after it are inputs, not more key parts.
+ks split -n 2 -o after-k -k id in.ndjson -q < /dev/null
+expect_eq "$(cat after-k/part-*.ndjson | wc -l)" 3 "input after -k"
+pass "-k then inputs"
 
 run_status ks --version
 expect_eq "$STATUS" 0 "--version"
