@@ -1,6 +1,7 @@
 #include "pipeline/router.h"
 
-#include <cstring>
+#include "input/line_index.h"
+
 
 namespace keyshard {
 namespace {
@@ -19,21 +20,8 @@ bool ends_with_brace(std::string_view line) {
 Router::Router(const RunConfig& config)
     : config_(config), extractor_(config.keys), partitioner_(config.hash, config.partitions) {}
 
-void Router::find_lines(Chunk& chunk) {
-  chunk.line_starts.clear();
-  const char* const data = chunk.data.get();
-  size_t position = 0;
-  while (position < chunk.size) {
-    chunk.line_starts.push_back(static_cast<uint32_t>(position));
-    const void* newline = std::memchr(data + position, '\n', chunk.size - position);
-    position = newline ? static_cast<size_t>(static_cast<const char*>(newline) - data) + 1
-                       : chunk.size;
-  }
-  chunk.line_starts.push_back(static_cast<uint32_t>(chunk.size));
-}
-
 void Router::route(Chunk& chunk) {
-  find_lines(chunk);
+  index_lines(chunk.data.get(), chunk.size, chunk.line_starts);
   const size_t lines = chunk.line_count();
   chunk.destinations.resize(lines);
   chunk.bad_lines.clear();

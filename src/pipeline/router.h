@@ -20,7 +20,6 @@ class Router {
   void route(Chunk& chunk);
 
  private:
-  void find_lines(Chunk& chunk);
   void group_by_partition(Chunk& chunk);
 
   const RunConfig& config_;

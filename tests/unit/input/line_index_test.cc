@@ -1,0 +1,52 @@
+// index_lines against a plain byte-by-byte reference, on every size around the 32-byte blocks.
+#include "input/line_index.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::vector<uint32_t> reference_starts(const std::string& text) {
+  std::vector<uint32_t> starts{0};
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && i + 1 < text.size()) starts.push_back(static_cast<uint32_t>(i + 1));
+  }
+  if (!text.empty()) starts.push_back(static_cast<uint32_t>(text.size()));
+  return starts;
+}
+
+}  // namespace
+
+TEST_CASE("index_lines finds every line start, with or without a final newline") {
+  std::vector<uint32_t> starts;
+  keyshard::index_lines("", 0, starts);
+  CHECK(starts == std::vector<uint32_t>{0});
+  keyshard::index_lines("a\nb", 3, starts);
+  CHECK(starts == std::vector<uint32_t>{0, 2, 3});
+  keyshard::index_lines("a\nb\n", 4, starts);
+  CHECK(starts == std::vector<uint32_t>{0, 2, 4});
+  keyshard::index_lines("\n\n", 2, starts);
+  CHECK(starts == std::vector<uint32_t>{0, 1, 2});
+}
+
+TEST_CASE("index_lines agrees with a byte-by-byte scan on every size and newline density") {
+  uint64_t state = 12345;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  std::vector<uint32_t> starts;
+  for (size_t size = 0; size <= 200; ++size) {
+    for (uint32_t density : {1u, 3u, 17u, 64u, 1000u}) {
+      std::string text(size, 'x');
+      for (char& c : text) c = next() % density == 0 ? '\n' : static_cast<char>('a' + next() % 26);
+      keyshard::index_lines(text.data(), text.size(), starts);
+      CAPTURE(size);
+      CAPTURE(density);
+      CHECK(starts == reference_starts(text));
+    }
+  }
+}
