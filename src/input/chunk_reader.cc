@@ -36,6 +36,10 @@ Status ChunkReader::open_next_input() {
 }
 
 bool ChunkReader::next(Chunk& chunk, Status& status) {
+  if (!pending_error_.ok()) {  // reported after the lines read before it were delivered
+    status = pending_error_;
+    return false;
+  }
   for (;;) {
     if (!source_) {
       if (next_path_ == paths_.size()) return false;
@@ -49,29 +53,34 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       chunk.capacity = 0;
     }
     chunk.size = 0;
-    ensure_capacity(chunk, std::max(chunk_size_, carry_.size() + chunk_size_ / 2));
+    // Never more than one line of the longest allowed length (and its '\n') per chunk: a
+    // longer line then always shows up as a full chunk without a newline.
+    const size_t line_limit = max_line_size_ + 1;
+    ensure_capacity(chunk, std::min(std::max(chunk_size_, carry_.size() + chunk_size_ / 2),
+                                    line_limit));
     std::memcpy(chunk.data.get(), carry_.data(), carry_.size());
     chunk.size = carry_.size();
     carry_.clear();
 
     const char* last_newline =
         static_cast<const char*>(memrchr(chunk.data.get(), '\n', chunk.size));
+    Status read_status;
     for (;;) {
       if (chunk.size == chunk.capacity) {
         if (last_newline) break;
-        if (chunk.capacity >= max_line_size_) {
+        if (chunk.capacity >= line_limit) {
           status = Status::error("a line starting at byte " + std::to_string(input_offset_) +
                                      " is longer than --max-line-size (" +
                                      std::to_string(max_line_size_) + " bytes)",
                                  source_->name());
           return false;
         }
-        ensure_capacity(chunk, std::min(chunk.capacity * 2, max_line_size_));
+        ensure_capacity(chunk, std::min(chunk.capacity * 2, line_limit));
       }
       const size_t wanted = chunk.capacity - chunk.size;
       size_t got = 0;
-      status = source_->read(chunk.data.get() + chunk.size, wanted, got);
-      if (!status) return false;
+      read_status = source_->read(chunk.data.get() + chunk.size, wanted, got);
+      if (!read_status) break;
       if (got == 0) {
         source_done_ = true;
         break;
@@ -86,7 +95,17 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (got < wanted && last_newline && !source_->compressed()) break;
     }
 
-    if (source_done_) {
+    if (!read_status) {
+      // Deliver the whole lines read before the failure; report it on the next call.
+      if (!last_newline) {
+        status = read_status;
+        return false;
+      }
+      pending_error_ = read_status;
+      chunk.size = static_cast<size_t>(last_newline - chunk.data.get()) + 1;
+      chunk.final_fragment = false;
+      source_.reset();
+    } else if (source_done_) {
       source_.reset();
       if (chunk.size == 0) continue;  // an empty input, or one that ended on a chunk boundary
       chunk.final_fragment = chunk.data[chunk.size - 1] != '\n';

@@ -38,6 +38,7 @@ class ChunkReader {
   uint32_t input_index_ = 0;
   uint64_t input_offset_ = 0;  // offset of the next byte handed out in a chunk
   std::string carry_;          // the start of a line that did not fit the previous chunk
+  Status pending_error_;       // a read error, reported once the lines before it are out
   bool source_done_ = false;
   uint64_t sequence_ = 0;
   uint64_t bytes_read_ = 0;

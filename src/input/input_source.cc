@@ -65,7 +65,12 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
     if (count == 0) break;
     prefix.size += static_cast<size_t>(count);
   }
-  if (prefix.size == 4 && std::memcmp(prefix.bytes, kZstdMagic, 4) == 0) {
+  // A zstd frame, or a zstd skippable frame (magic 0x184D2A50..5F, as pzstd and the seekable
+  // format write first): both start a zstd stream.
+  const auto* magic = reinterpret_cast<const unsigned char*>(prefix.bytes);
+  const bool skippable = prefix.size == 4 && (magic[0] & 0xf0) == 0x50 && magic[1] == 0x2a &&
+                         magic[2] == 0x4d && magic[3] == 0x18;
+  if ((prefix.size == 4 && std::memcmp(prefix.bytes, kZstdMagic, 4) == 0) || skippable) {
     source = make_zstd_source(name, std::move(fd), prefix);
   } else {
     source = std::make_unique<PlainSource>(name, std::move(fd), prefix);

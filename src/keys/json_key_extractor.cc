@@ -1,5 +1,7 @@
 #include "keys/json_key_extractor.h"
 
+#include "keys/json_grammar.h"
+
 namespace keyshard {
 namespace {
 
@@ -36,15 +38,22 @@ JsonKeyExtractor::JsonKeyExtractor(std::span<const KeyPath> paths, bool validate
       validate_(validate) {}
 
 Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
-  if (!validate_) return walker_.extract(line, readable, false);
+  if (!validate_) return walker_.extract(line, readable);
   if (is_blank(line)) return bad_line(BadReason::kEmptyLine);
 
   dom::element root;
   const simdjson::error_code error = parser_.parse(line.data(), line.size(), false).get(root);
   if (error == simdjson::NUMBER_ERROR) {
-    // Valid JSON may hold numbers beyond what simdjson's tree stores; the walker checks the
-    // grammar instead of the value.
-    return walker_.extract(line, readable, true);
+    // Valid JSON may hold numbers beyond what simdjson's tree stores: check the grammar alone,
+    // then take the key's raw text with the walker.
+    const JsonGrammarVerdict verdict = check_json_grammar(line);
+    if (verdict.shape == JsonShape::kInvalid) {
+      return bad_line(BadReason::kInvalidJson, verdict.problem);
+    }
+    if (verdict.shape == JsonShape::kOtherValue) {
+      return bad_line(BadReason::kNotObject, "the line is not a JSON object");
+    }
+    return walker_.extract(line, readable);
   }
   if (error) return bad_line(BadReason::kInvalidJson, simdjson::error_message(error));
   if (!root.is_object()) return bad_line(BadReason::kNotObject, "the line is not a JSON object");
@@ -53,7 +62,7 @@ Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
     switch (look_up(root, paths_[part], parts_[part])) {
       case Lookup::kString: break;
       case Lookup::kMissing: return bad_line(BadReason::kMissingKey, paths_[part].spelling);
-      case Lookup::kOther: return walker_.extract(line, readable, false);  // needs raw text
+      case Lookup::kOther: return walker_.extract(line, readable);  // needs the raw text
     }
   }
   if (parts_.size() == 1) return key_found(parts_[0]);

@@ -1,9 +1,9 @@
 // Key extraction for --format json. By default every line is validated as a whole JSON object
 // with simdjson's DOM parser (runtime-dispatched to the best SIMD kernel of the machine) and the
-// key is looked up in the parsed tree. Two rarer cases go to the On Demand path walker: a key
-// part that is not a string (its raw text is the key, and the tree does not keep it), and a
-// number too large for simdjson's DOM (still valid JSON). --no-validate uses only the walker,
-// which stops as soon as the key is found.
+// key is looked up in the parsed tree. A key part that is not a string takes its raw text from
+// the On Demand path walker (the tree does not keep it). A line with a number too large for
+// simdjson's tree (still valid JSON) is checked by the strict grammar checker instead, then
+// walked. --no-validate uses only the walker, which stops as soon as the key is found.
 #pragma once
 
 #include <simdjson.h>

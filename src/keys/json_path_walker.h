@@ -1,12 +1,13 @@
 // Key extraction from one NDJSON line with simdjson On Demand, keeping each key part's raw text
-// as it stands in the line. The -k paths form a small trie walked alongside the document, so
-// composite keys cost one pass. With `validate`, the walk also checks the whole line against the
-// JSON grammar (numbers of any size included); without, it stops once every part is found.
+// as it stands in the line. The -k paths form a small trie walked alongside the document, so a
+// composite key costs one pass, and the walk stops as soon as every part is found. It does not
+// validate what it skips: --no-validate uses it alone; otherwise the line is checked first.
 #pragma once
 
 #include <simdjson.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,7 +27,7 @@ class JsonPathWalker {
 
   /// Extracts the key of `line`; `readable` is how many bytes from line.data() may be read
   /// (at least line.size() + kLinePadding). The key stays valid until the next call.
-  Extraction extract(std::string_view line, size_t readable, bool validate);
+  Extraction extract(std::string_view line, size_t readable);
 
  private:
   struct Child {
@@ -45,10 +46,8 @@ class JsonPathWalker {
   simdjson::error_code walk_array(simdjson::ondemand::array array, uint32_t node);
   simdjson::error_code record_container(simdjson::ondemand::value value, uint32_t node,
                                         simdjson::ondemand::json_type type);
-  simdjson::error_code check_scalar(std::string_view token, simdjson::ondemand::json_type type);
-  Extraction classify_non_object(simdjson::ondemand::document& document,
-                                 simdjson::ondemand::json_type type);
   bool wants(uint32_t node) const;
+  bool done() const { return found_count_ == parts_.size(); }
   void record(uint32_t node, std::string_view bytes);
 
   simdjson::ondemand::parser parser_;
@@ -57,9 +56,8 @@ class JsonPathWalker {
   std::vector<std::string_view> parts_;    // the bytes found for each part in this line
   std::vector<bool> found_;
   size_t found_count_ = 0;
+  int walking_whole_ = 0;  // > 0 while a container key part is walked to its end
   std::string composite_;
-  const char* scalar_problem_ = nullptr;  // set when a number or literal fails the grammar
-  bool validate_ = true;
 };
 
 }  // namespace keyshard

@@ -382,8 +382,7 @@ TEST_CASE("lines up to --max-line-size are accepted") {
   }
 }
 
-TEST_CASE("KNOWN BUG: a line longer than --max-line-size is refused wherever it starts" *
-          doctest::may_fail()) {
+TEST_CASE("a line longer than --max-line-size is refused wherever it starts") {
   // The limit is only checked when a chunk that holds no newline is full, and a chunk that
   // starts with carried-over text is sized carry + chunk_size / 2, which may exceed the limit:
   // then a line longer than --max-line-size is accepted or refused depending on where the
@@ -463,8 +462,7 @@ TEST_CASE("a skippable frame between zstd frames is skipped") {
   check_reading(read_all({path}, 64), {"one\ntwo\n"});
 }
 
-TEST_CASE("KNOWN BUG: a zstd input that starts with a skippable frame is decoded" *
-          doctest::may_fail()) {
+TEST_CASE("a zstd input that starts with a skippable frame is decoded") {
   // pzstd and the seekable format write a skippable frame first; its magic number is
   // 0x184D2A5?, not the frame magic the sniffing looks for, so the compressed bytes are read
   // as plain text. `zstd -dc` decodes such a file.
@@ -505,8 +503,7 @@ TEST_CASE("a truncated zstd input is an error, after only bytes of the original 
   }
 }
 
-TEST_CASE("KNOWN BUG: the lines decoded before a zstd input turns out truncated are delivered" *
-          doctest::may_fail()) {
+TEST_CASE("the lines decoded before a zstd input turns out truncated are delivered") {
   // ChunkReader::next promises "lines before the failure were all delivered". For a zstd input
   // it keeps reading until the chunk is full; when the read that hits the truncation fails, the
   // whole lines already in that chunk are dropped with it.
