@@ -14,9 +14,6 @@ constexpr size_t kOutputBudget = 32u << 20;  // all partition buffers of a run t
 constexpr size_t kMinFlush = 16u << 10;
 constexpr size_t kMaxFlush = 1u << 20;
 constexpr size_t kDeadLetterFlush = 64u << 10;
-// A partition's share of a chunk at least this large is written straight from the chunk with
-// writev() instead of being copied into its buffer first.
-constexpr size_t kGatherMin = 64u << 10;
 
 std::string bad_line_where(const RunConfig& config, uint32_t input, uint64_t line_number) {
   return fmt::format("{}:{}", config.input_names[input], line_number);
@@ -34,7 +31,6 @@ std::string partition_file_name(const RunConfig& config, uint32_t partition) {
 
 PartitionOwner::PartitionOwner(const RunConfig& config, unsigned index, unsigned count)
     : config_(config), index_(index), count_(count), stats_(config.partitions) {
-  can_gather_ = !config.to_stdout && !config.annotate() && !config.zstd_level;
   flush_size_ = config.to_stdout
                     ? kMaxFlush
                     : std::clamp(kOutputBudget / config.partitions, kMinFlush, kMaxFlush);
@@ -116,36 +112,6 @@ Status PartitionOwner::append_event(const Chunk& chunk, uint32_t line_index, uin
   return append_to(output_of(partition), text);
 }
 
-Status PartitionOwner::write_group_directly(const Chunk& chunk, uint32_t partition) {
-  Output& output = output_of(partition);
-  if (Status status = flush(output); !status) return status;  // keep the order of the stream
-  static const char kNewline = '\n';
-  pieces_.clear();
-  const char* const text = chunk.data.get();
-  const size_t last_line = chunk.line_count() - 1;
-  uint64_t bytes = 0;
-  const uint32_t begin = chunk.group_begin[partition], end = chunk.group_begin[partition + 1];
-  for (uint32_t k = begin; k < end; ++k) {
-    const uint32_t line = chunk.order[k];
-    const uint32_t start = chunk.line_starts[line], stop = chunk.line_starts[line + 1];
-    bytes += stop - start;
-    // Neighbouring lines of one partition become one piece.
-    if (!pieces_.empty() && static_cast<const char*>(pieces_.back().iov_base) +
-                                    pieces_.back().iov_len == text + start) {
-      pieces_.back().iov_len += stop - start;
-    } else {
-      pieces_.push_back(iovec{const_cast<char*>(text + start), stop - start});
-    }
-    if (line == last_line && chunk.final_fragment) {
-      pieces_.push_back(iovec{const_cast<char*>(&kNewline), 1});
-      ++bytes;
-    }
-  }
-  stats_.partition_events[partition] += end - begin;
-  stats_.partition_bytes[partition] += bytes;
-  return output.sink->write_gather(pieces_);
-}
-
 Status PartitionOwner::handle_bad_lines(const Chunk& chunk) {
   for (const BadLine& bad : chunk.bad_lines) {
     ++stats_.bad_by_reason[static_cast<int>(bad.reason)];
@@ -181,14 +147,8 @@ Status PartitionOwner::apply(const Chunk& chunk) {
       }
     }
   } else {
-    // A rough size of each partition's share, from the chunk's mean line length.
-    const size_t lines = std::max<size_t>(1, chunk.line_count());
     for (uint32_t p = index_; p < config_.partitions; p += count_) {
       const uint32_t begin = chunk.group_begin[p], end = chunk.group_begin[p + 1];
-      if (can_gather_ && (end - begin) * chunk.size / lines >= kGatherMin) {
-        if (Status status = write_group_directly(chunk, p); !status) return status;
-        continue;
-      }
       for (uint32_t k = begin; k < end; ++k) {
         if (Status status = append_event(chunk, chunk.order[k], p); !status) return status;
       }

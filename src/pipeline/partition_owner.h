@@ -39,7 +39,6 @@ class PartitionOwner {
   bool writes_dead_letters() const { return index_ == 0; }
   Output& output_of(uint32_t partition);
   Status append_event(const Chunk& chunk, uint32_t line, uint32_t partition);
-  Status write_group_directly(const Chunk& chunk, uint32_t partition);
   Status append_to(Output& output, std::string_view bytes);
   Status flush(Output& output);
   Status handle_bad_lines(const Chunk& chunk);
@@ -55,8 +54,6 @@ class PartitionOwner {
   uint32_t current_input_ = UINT32_MAX;
   uint64_t lines_before_ = 0;        // lines of the current input in earlier chunks
   std::string annotated_;            // scratch for one annotated line
-  std::vector<iovec> pieces_;        // scratch for write_group_directly
-  bool can_gather_;                  // lines go out unchanged: they can be written in place
 };
 
 }  // namespace keyshard

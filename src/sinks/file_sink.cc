@@ -25,13 +25,6 @@ class FileSink final : public Sink {
     return status;
   }
 
-  Status write_gather(std::span<const iovec> pieces) override {
-    int error_number = 0;
-    Status status = write_all_gather(fd_.get(), pieces, name_, &error_number);
-    if (!status && quiet_on_broken_pipe_ && error_number == EPIPE) return Status::quiet_stop();
-    return status;
-  }
-
   Status finish() override {
     if (!owned_) {
       fd_.release();

@@ -2,9 +2,6 @@
 // they need no locks; they receive large blocks, never single lines.
 #pragma once
 
-#include <sys/uio.h>
-
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -17,8 +14,6 @@ class Sink {
   virtual ~Sink() = default;
   /// Appends a block of whole lines.
   virtual Status write(std::string_view block) = 0;
-  /// Appends the pieces in order, as if concatenated (lines gathered straight from a chunk).
-  virtual Status write_gather(std::span<const iovec> pieces) = 0;
   /// Flushes and closes; no write may follow.
   virtual Status finish() = 0;
   /// The path (or "<stdout>") used in messages.

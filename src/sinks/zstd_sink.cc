@@ -32,12 +32,6 @@ class ZstdSink final : public Sink {
     return inner_->write(frame_);
   }
 
-  Status write_gather(std::span<const iovec> pieces) override {
-    gathered_.clear();
-    for (const iovec& piece : pieces) gathered_.append(static_cast<const char*>(piece.iov_base), piece.iov_len);
-    return write(gathered_);
-  }
-
   Status finish() override { return inner_->finish(); }
   const std::string& name() const override { return inner_->name(); }
 
@@ -45,7 +39,6 @@ class ZstdSink final : public Sink {
   std::unique_ptr<Sink> inner_;
   ZstdContext* context_;
   std::string frame_;
-  std::string gathered_;
 };
 
 }  // namespace

@@ -3,10 +3,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <vector>
 
 namespace keyshard {
 
@@ -41,35 +39,6 @@ Status write_all(int fd, std::string_view data, const std::string& path, int* fa
       return Status::error("write failed: " + errno_text(error_number), path);
     }
     data.remove_prefix(static_cast<size_t>(written));
-  }
-  return {};
-}
-
-Status write_all_gather(int fd, std::span<const iovec> pieces, const std::string& path,
-                        int* failed_errno) {
-  constexpr size_t kMaxPieces = 1024;  // IOV_MAX on Linux
-  std::vector<iovec> rest;
-  while (!pieces.empty()) {
-    const size_t count = std::min(pieces.size(), kMaxPieces);
-    const ssize_t written = ::writev(fd, pieces.data(), static_cast<int>(count));
-    if (written < 0) {
-      const int error_number = errno;
-      if (error_number == EINTR) continue;
-      if (failed_errno) *failed_errno = error_number;
-      return Status::error("write failed: " + errno_text(error_number), path);
-    }
-    // Skip the pieces written whole; a piece written in part continues from a copy.
-    size_t left = static_cast<size_t>(written);
-    size_t done = 0;
-    while (done < count && left >= pieces[done].iov_len) left -= pieces[done++].iov_len;
-    if (done < count && left > 0) {
-      rest.assign(pieces.begin() + static_cast<long>(done), pieces.end());
-      rest[0].iov_base = static_cast<char*>(rest[0].iov_base) + left;
-      rest[0].iov_len -= left;
-      pieces = rest;
-    } else {
-      pieces = pieces.subspan(done);
-    }
   }
   return {};
 }

@@ -2,11 +2,8 @@
 // writes, an owning descriptor, and the open-file limit.
 #pragma once
 
-#include <sys/uio.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -43,10 +40,6 @@ class FileDescriptor {
 /// given) receives the errno, so a caller can tell a closed pipe from a full disk.
 Status write_all(int fd, std::string_view data, const std::string& path,
                  int* failed_errno = nullptr);
-
-/// Writes all of `pieces` in order with writev(), resuming after short writes.
-Status write_all_gather(int fd, std::span<const iovec> pieces, const std::string& path,
-                        int* failed_errno = nullptr);
 
 /// Reads up to `size` bytes, retrying on EINTR; returns bytes read, 0 at end, -1 on error.
 long read_some(int fd, char* buffer, size_t size);
