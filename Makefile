@@ -6,10 +6,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Exactly the Debian packages keyshard needs to build and test.
 DEPS := g++ meson ninja-build pkg-config libcli11-dev libfmt-dev libsimdjson-dev libzstd-dev \
-        doctest-dev libxxhash-dev zlib1g-dev libmd-dev librdkafka-dev zstd python3 \
+        doctest-dev libxxhash-dev zlib1g-dev libmd-dev librdkafka-dev zstd python3 time \
         groff-base man-db bash-completion zsh fish
 # The peers the benchmark compares against.
-BENCH_DEPS := mawk miller parallel time
+BENCH_DEPS := mawk miller parallel
 
 .PHONY: all deps bench-deps build test test-asan test-tsan demo bench install clean
 

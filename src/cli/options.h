@@ -29,6 +29,10 @@ struct SplitOptions {
   std::string compress;
   std::string annotate;
   bool force = false;
+  // Processing
+  std::string exec;
+  std::string exec_per = "partition";
+  bool allow_early_exit = false;
   // Bad lines
   std::string on_bad = "dead-letter";
   std::string dead_letter;

@@ -19,6 +19,7 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
       "Examples:\n"
       "  keyshard split -k user_id -n 8 -o out/ events.ndjson logs/*.ndjson.zst\n"
       "  keyshard split -k account.id -k currency -n 16 --hash crc32 -o out/ tx.ndjson\n"
+      "  keyshard split -k account -n 16 --exec 'python3 settle.py' -o out/ tx.ndjson\n"
       "  keyshard split --format delimited --delimiter , -k 3 -n 4 -o - < x.csv");
 
   const std::vector<std::string> hashes(hash_spellings().begin(), hash_spellings().end());
@@ -83,11 +84,24 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
   split->add_option("--compress", o.compress, "Compress outputs: zstd or zstd:LEVEL")
       ->group("Output")
       ->type_name("ALGO");
-  split->add_option("--annotate", o.annotate, "Add fields: partition, offset or both\n"
-                                              "(partition,offset)")
+  split->add_option("--annotate", o.annotate, "Add fields: partition, offset, key\n"
+                                              "(e.g. partition,offset)")
       ->group("Output")
       ->type_name("FIELDS");
   split->add_flag("--force", o.force, "Write into a non-empty output directory")->group("Output");
+
+  split->add_option("--exec", o.exec,
+                    "Feed each partition to its own /bin/sh -c\nCMD; its stdout is the output")
+      ->group("Processing")
+      ->type_name("CMD");
+  split->add_option("--exec-per", o.exec_per, "One child per partition or per worker")
+      ->group("Processing")
+      ->type_name("UNIT")
+      ->check(choice({"partition", "worker"}))
+      ->capture_default_str();
+  split->add_flag("--allow-early-exit", o.allow_early_exit,
+                  "A child may exit (status 0) before its\ninput ends")
+      ->group("Processing");
 
   split->add_option("--on-bad", o.on_bad, "Bad lines: dead-letter, skip or fail\n(exit 65)")
       ->group("Bad lines")

@@ -99,8 +99,11 @@ Status parse_annotate(const std::string& text, RunConfig& config) {
       config.annotate_partition = true;
     } else if (field == "offset") {
       config.annotate_offset = true;
+    } else if (field == "key") {
+      config.annotate_key = true;
     } else {
-      return usage("invalid --annotate field \"" + field + "\": use partition, offset or both");
+      return usage("invalid --annotate field \"" + field +
+                   "\": use partition, offset, key, or several joined by commas");
     }
     start = comma + 1;
   }
@@ -214,6 +217,16 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
     config.dead_letter_path = config.output_dir + "/dead-letter.ndjson";
   }
   config.quiet = options.quiet;
+
+  config.exec_command = options.exec;
+  if (options.exec_per != "partition" && options.exec_per != "worker") {
+    return usage("invalid --exec-per \"" + options.exec_per + "\": use partition or worker");
+  }
+  config.exec_per_worker = options.exec_per == "worker";
+  config.allow_early_exit = options.allow_early_exit;
+  if (!config.exec() && (config.exec_per_worker || config.allow_early_exit)) {
+    return usage("--exec-per and --allow-early-exit go with --exec CMD");
+  }
   return {};
 }
 

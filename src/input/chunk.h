@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -39,10 +40,19 @@ struct Chunk {
   std::vector<uint32_t> group_begin;    // partition p's lines are order[group_begin[p]..[p+1])
   std::vector<BadLine> bad_lines;       // in line order
   uint32_t missing_key_routed = 0;      // lines without a key sent to --missing-key partition:P
+  // With --annotate key only: the key bytes of every line, line i's ending at key_ends[i].
+  std::string keys;
+  std::vector<uint32_t> key_ends;
   // Set under --on-bad fail: lines from this index on are not applied, and the run stops.
   uint32_t stop_at_line = UINT32_MAX;
 
   size_t line_count() const { return line_starts.empty() ? 0 : line_starts.size() - 1; }
+
+  /// Line i's key bytes (--annotate key only); empty for a line without a key.
+  std::string_view key(size_t i) const {
+    const uint32_t begin = i == 0 ? 0 : key_ends[i - 1];
+    return std::string_view(keys).substr(begin, key_ends[i] - begin);
+  }
 
   /// Line i without its '\n'.
   std::string_view line(size_t i) const {

@@ -1,11 +1,17 @@
 #include "pipeline/partition_owner.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+
+#include <cerrno>
 
 #include <algorithm>
 
+#include "sinks/child_process.h"
 #include "sinks/dead_letter.h"
+#include "sinks/exec_sink.h"
 #include "sinks/file_sink.h"
+#include "util/json_text.h"
 
 namespace keyshard {
 namespace {
@@ -31,17 +37,76 @@ std::string partition_file_name(const RunConfig& config, uint32_t partition) {
 
 PartitionOwner::PartitionOwner(const RunConfig& config, unsigned index, unsigned count)
     : config_(config), index_(index), count_(count), stats_(config.partitions) {
-  flush_size_ = config.to_stdout
+  flush_size_ = config.ordered_stdout() || (config.exec() && config.exec_per_worker)
                     ? kMaxFlush
                     : std::clamp(kOutputBudget / config.partitions, kMinFlush, kMaxFlush);
 }
 
-Status PartitionOwner::open() {
-  if (config_.zstd_level) zstd_ = std::make_unique<ZstdContext>(*config_.zstd_level);
+Status PartitionOwner::open_exec_output(const std::string& label, const std::string& file_name,
+                                        std::vector<std::pair<std::string, std::string>> env,
+                                        ExecCollector& collector) {
+  // The child's stdout: straight into its output file when nothing needs to pass through
+  // keyshard; else a pipe that the collector copies to stdout or compresses into the file.
+  FileDescriptor file;
+  std::unique_ptr<Sink> compressed;
+  const std::string path = config_.output_dir + "/" + file_name;
+  if (!config_.to_stdout && !config_.zstd_level) {
+    file = FileDescriptor(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
+    if (!file.valid()) return Status::error("cannot create: " + errno_text(errno), path);
+  } else if (!config_.to_stdout) {
+    std::unique_ptr<Sink> sink;
+    if (Status status = open_file_sink(path, sink); !status) return status;
+    compressed = make_zstd_sink(std::move(sink), collector.zstd_context(*config_.zstd_level));
+  }
+  env.emplace_back("KEYSHARD_PARTITIONS", std::to_string(config_.partitions));
+  env.emplace_back("KEYSHARD_HASH", std::string(hash_name(config_.hash)));
+  pid_t pid = 0;
+  ChildStreams streams;
+  if (Status status = spawn_shell(config_.exec_command, env, file.valid() ? file.get() : -1, pid,
+                                  streams);
+      !status) {
+    return Status::error(status.reason(), label);
+  }
+  if (config_.to_stdout) {
+    collector.add_stdout_to_stdout(std::move(streams.stdout_reader), label);
+  } else if (compressed) {
+    collector.add_stdout_to_sink(std::move(streams.stdout_reader), label, std::move(compressed));
+  }
+  collector.add_stderr(std::move(streams.stderr_reader), label);
+  outputs_.push_back(Output{std::make_unique<ExecSink>(label, config_.exec_command, pid,
+                                                       std::move(streams.stdin_writer),
+                                                       config_.allow_early_exit),
+                            {}});
+  return {};
+}
+
+Status PartitionOwner::open(ExecCollector* collector) {
+  if (config_.zstd_level && !config_.exec()) {
+    zstd_ = std::make_unique<ZstdContext>(*config_.zstd_level);
+  }
   auto wrap = [this](std::unique_ptr<Sink> sink) {
     return zstd_ ? make_zstd_sink(std::move(sink), zstd_.get()) : std::move(sink);
   };
-  if (config_.to_stdout) {
+  if (config_.exec() && config_.exec_per_worker) {
+    const std::string label = "worker " + std::to_string(index_);
+    if (Status status = open_exec_output(
+            label, fmt::format("worker-{:05}.ndjson{}", index_, config_.zstd_level ? ".zst" : ""),
+            {{"KEYSHARD_WORKER", std::to_string(index_)},
+             {"KEYSHARD_WORKERS", std::to_string(count_)}},
+            *collector);
+        !status) {
+      return status;
+    }
+  } else if (config_.exec()) {
+    for (uint32_t p = index_; p < config_.partitions; p += count_) {
+      if (Status status = open_exec_output("partition " + std::to_string(p),
+                                           partition_file_name(config_, p),
+                                           {{"KEYSHARD_PARTITION", std::to_string(p)}}, *collector);
+          !status) {
+        return status;
+      }
+    }
+  } else if (config_.to_stdout) {
     if (index_ == 0) outputs_.push_back(Output{wrap(make_stdout_sink()), {}});
   } else {
     for (uint32_t p = index_; p < config_.partitions; p += count_) {
@@ -64,7 +129,8 @@ Status PartitionOwner::open() {
 }
 
 PartitionOwner::Output& PartitionOwner::output_of(uint32_t partition) {
-  return config_.to_stdout ? outputs_[0] : outputs_[partition / count_];
+  const bool single = config_.ordered_stdout() || (config_.exec() && config_.exec_per_worker);
+  return single ? outputs_[0] : outputs_[partition / count_];
 }
 
 Status PartitionOwner::flush(Output& output) {
@@ -104,7 +170,22 @@ Status PartitionOwner::append_event(const Chunk& chunk, uint32_t line_index, uin
       fmt::format_to(out, "{}\"_partition\":{}", separator, partition);
       separator = ",";
     }
-    if (config_.annotate_offset) fmt::format_to(out, "{}\"_offset\":{}", separator, offset);
+    if (config_.annotate_offset) {
+      fmt::format_to(out, "{}\"_offset\":{}", separator, offset);
+      separator = ",";
+    }
+    if (config_.annotate_key) {
+      const std::string_view key = chunk.key(line_index);
+      annotated_ += separator;
+      if (is_valid_utf8(key)) {
+        annotated_ += "\"_key\":";
+        append_json_string(annotated_, key);
+      } else {
+        annotated_ += "\"_key_base64\":\"";
+        append_base64(annotated_, key);
+        annotated_ += '"';
+      }
+    }
     annotated_.append(line.substr(brace));
     text = annotated_;
   }
@@ -137,7 +218,7 @@ Status PartitionOwner::apply(const Chunk& chunk) {
     current_input_ = chunk.input;
     lines_before_ = 0;
   }
-  if (config_.to_stdout) {
+  if (config_.ordered_stdout()) {
     if (index_ == 0) {
       const auto count = static_cast<uint32_t>(chunk.destinations.size());
       for (uint32_t i = 0; i < count; ++i) {

@@ -6,11 +6,13 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "input/chunk.h"
 #include "insight/run_stats.h"
 #include "pipeline/run_config.h"
+#include "sinks/exec_collector.h"
 #include "sinks/sink.h"
 #include "sinks/zstd_sink.h"
 
@@ -20,8 +22,9 @@ class PartitionOwner {
  public:
   PartitionOwner(const RunConfig& config, unsigned index, unsigned count);
 
-  /// Opens the sinks of the partitions this owner writes.
-  Status open();
+  /// Opens the sinks of the partitions this owner writes; with --exec, starts their children,
+  /// whose stdout and stderr pipes are handed to `collector`.
+  Status open(ExecCollector* collector);
   /// Writes this owner's share of `chunk`. Under --on-bad fail, returns the bad line's error.
   Status apply(const Chunk& chunk);
   /// Flushes every buffer and closes every sink.
@@ -38,6 +41,9 @@ class PartitionOwner {
   bool owns(uint32_t partition) const { return partition % count_ == index_; }
   bool writes_dead_letters() const { return index_ == 0; }
   Output& output_of(uint32_t partition);
+  Status open_exec_output(const std::string& label, const std::string& file_name,
+                          std::vector<std::pair<std::string, std::string>> env,
+                          ExecCollector& collector);
   Status append_event(const Chunk& chunk, uint32_t line, uint32_t partition);
   Status append_to(Output& output, std::string_view bytes);
   Status flush(Output& output);
@@ -47,7 +53,8 @@ class PartitionOwner {
   unsigned index_;
   unsigned count_;
   size_t flush_size_;
-  std::vector<Output> outputs_;      // partition p is outputs_[p / count_]; with -o -, one
+  std::vector<Output> outputs_;      // partition p's is outputs_[p / count_], or the one output
+                                     // (-o - without --exec, or --exec-per worker)
   Output dead_letters_;              // owner 0 only
   std::unique_ptr<ZstdContext> zstd_;
   RunStats stats_;

@@ -15,6 +15,7 @@
 #include "input/chunk_reader.h"
 #include "pipeline/partition_owner.h"
 #include "pipeline/router.h"
+#include "sinks/exec_collector.h"
 
 namespace keyshard {
 namespace {
@@ -120,6 +121,12 @@ class Scheduler {
     changed_.notify_all();
   }
 
+  /// A failure outside the chunks (the --exec collector): stop everything now.
+  void abort(Status status) {
+    std::lock_guard lock(mutex_);
+    fail(std::move(status), 0);
+  }
+
   Status error() {
     std::lock_guard lock(mutex_);
     return error_;
@@ -149,22 +156,34 @@ RunResult run_pipeline(const RunConfig& config) {
   const auto started = std::chrono::steady_clock::now();
   const unsigned workers = std::max(1u, config.threads);
   RunResult result{{}, RunStats(config.partitions)};
+  Scheduler scheduler(workers);
 
+  // With --exec, one thread collects what the children print.
+  std::unique_ptr<ExecCollector> collector;
+  if (config.exec()) {
+    collector = std::make_unique<ExecCollector>(
+        config.max_line_size, [&scheduler](Status status) { scheduler.abort(std::move(status)); });
+  }
   std::vector<std::unique_ptr<PartitionOwner>> owners;
   for (unsigned w = 0; w < workers; ++w) {
     owners.push_back(std::make_unique<PartitionOwner>(config, w, workers));
-    if (Status status = owners.back()->open(); !status) {
+    if (Status status = owners.back()->open(collector.get()); !status) {
       result.status = status;
+      owners.clear();  // closes the children's input, so that they end
+      if (collector) {
+        collector->start();
+        (void)collector->join();
+      }
       return result;
     }
   }
+  if (collector) collector->start();
 
   // Routers outlive every worker: a bad line's detail text may point into the router that
   // found it, and another worker's owner may still be writing that line's dead letter.
   std::vector<std::unique_ptr<Router>> routers;
   for (unsigned w = 0; w < workers; ++w) routers.push_back(std::make_unique<Router>(config));
 
-  Scheduler scheduler(workers);
   std::vector<Status> finish_status(workers);
   std::vector<std::thread> threads;
   for (unsigned w = 0; w < workers; ++w) {
@@ -185,6 +204,7 @@ RunResult run_pipeline(const RunConfig& config) {
   }
   scheduler.end_of_input();
   for (std::thread& thread : threads) thread.join();
+  if (collector) (void)collector->join();  // its failures reached the scheduler
 
   // The earliest failure wins: a write error or bad line stops the run before later input
   // matters; a read error comes after every chunk read before it was written.

@@ -27,6 +27,8 @@ void Router::route(Chunk& chunk) {
   chunk.bad_lines.clear();
   chunk.stop_at_line = UINT32_MAX;
   chunk.missing_key_routed = 0;
+  chunk.keys.clear();
+  if (config_.annotate_key) chunk.key_ends.resize(lines);
   const size_t readable_end = chunk.capacity + kLinePadding;
 
   for (size_t i = 0; i < lines; ++i) {
@@ -38,6 +40,7 @@ void Router::route(Chunk& chunk) {
     }
     if (extraction.ok) {
       chunk.destinations[i] = partitioner_.partition_of(extraction.key);
+      if (config_.annotate_key) chunk.keys.append(extraction.key);
     } else if (extraction.reason == BadReason::kMissingKey && config_.missing_key_partition) {
       chunk.destinations[i] = *config_.missing_key_partition;
       ++chunk.missing_key_routed;
@@ -48,11 +51,13 @@ void Router::route(Chunk& chunk) {
       if (config_.on_bad == BadLinePolicy::kFail) {
         chunk.stop_at_line = static_cast<uint32_t>(i);
         chunk.destinations.resize(i + 1);
+        if (config_.annotate_key) chunk.key_ends[i] = static_cast<uint32_t>(chunk.keys.size());
         break;
       }
     }
+    if (config_.annotate_key) chunk.key_ends[i] = static_cast<uint32_t>(chunk.keys.size());
   }
-  if (!config_.to_stdout) group_by_partition(chunk);
+  if (!config_.ordered_stdout()) group_by_partition(chunk);
 }
 
 void Router::group_by_partition(Chunk& chunk) {

@@ -34,7 +34,13 @@ struct RunConfig {
   std::optional<int> zstd_level;  // set: compress outputs with zstd at this level
   bool annotate_partition = false;
   bool annotate_offset = false;
+  bool annotate_key = false;
   bool force = false;
+
+  // Processing: a child process per partition (or per worker) instead of writing directly
+  std::string exec_command;  // empty: no --exec
+  bool exec_per_worker = false;
+  bool allow_early_exit = false;
 
   // Bad lines
   BadLinePolicy on_bad = BadLinePolicy::kDeadLetter;
@@ -44,7 +50,10 @@ struct RunConfig {
   // Reporting
   bool quiet = false;
 
-  bool annotate() const { return annotate_partition || annotate_offset; }
+  bool annotate() const { return annotate_partition || annotate_offset || annotate_key; }
+  bool exec() const { return !exec_command.empty(); }
+  /// -o - without --exec: one stream, every event in global input order.
+  bool ordered_stdout() const { return to_stdout && !exec(); }
 };
 
 /// The file name of partition `partition`, from the --name template (".zst" added when

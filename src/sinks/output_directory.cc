@@ -1,6 +1,7 @@
 #include "sinks/output_directory.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,15 +19,33 @@ namespace {
 constexpr uint64_t kSpareFiles = 32;  // inputs, dead letters, the summary, libraries
 
 Status check_open_file_limit(const RunConfig& config) {
-  const uint64_t needed = (config.to_stdout ? 0 : config.partitions) + kSpareFiles;
+  // With --exec, keyshard holds up to three pipes per child (its stdin, stdout and stderr).
+  const uint64_t children =
+      !config.exec() ? 0 : config.exec_per_worker ? config.threads : config.partitions;
+  const uint64_t files = config.to_stdout || config.exec() ? 0 : config.partitions;
+  const uint64_t needed = files + 3 * children + kSpareFiles;
   const uint64_t limit = raise_open_file_limit();
-  if (needed <= limit) return {};
-  return Status::error(
-      "-n " + std::to_string(config.partitions) + " needs about " + std::to_string(needed) +
-          " open files, but this process may open only " + std::to_string(limit) +
-          " (the hard limit). Raise it (e.g. `ulimit -Hn` as root, or LimitNOFILE= for a "
-          "service) or use fewer partitions.",
-      {}, kExitUsage);
+  const std::string hint = config.exec() && !config.exec_per_worker
+                               ? " or use --exec-per worker (one child per worker thread)"
+                               : " or use fewer partitions";
+  if (needed > limit) {
+    return Status::error(
+        "-n " + std::to_string(config.partitions) + " needs about " + std::to_string(needed) +
+            " open files, but this process may open only " + std::to_string(limit) +
+            " (the hard limit). Raise it (e.g. `ulimit -Hn` as root, or LimitNOFILE= for a "
+            "service)" + hint + ".",
+        {}, kExitUsage);
+  }
+  rlimit processes{};
+  if (children > 0 && getrlimit(RLIMIT_NPROC, &processes) == 0 &&
+      processes.rlim_cur != RLIM_INFINITY && children + kSpareFiles > processes.rlim_cur) {
+    return Status::error("--exec would start " + std::to_string(children) +
+                             " children, but this user may run only " +
+                             std::to_string(processes.rlim_cur) + " processes; raise `ulimit -u`" +
+                             hint + ".",
+                         {}, kExitUsage);
+  }
+  return {};
 }
 
 }  // namespace

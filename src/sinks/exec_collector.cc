@@ -1,0 +1,132 @@
+#include "sinks/exec_collector.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace keyshard {
+
+ExecCollector::ExecCollector(size_t max_line_size, std::function<void(Status)> on_failure)
+    : max_line_size_(max_line_size), on_failure_(std::move(on_failure)) {}
+
+ExecCollector::~ExecCollector() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void ExecCollector::add_stdout_to_stdout(FileDescriptor reader, std::string label) {
+  streams_.push_back(Stream{std::move(reader), std::move(label), Target::kStdout, nullptr, {}});
+}
+
+void ExecCollector::add_stdout_to_sink(FileDescriptor reader, std::string label,
+                                       std::unique_ptr<Sink> sink) {
+  streams_.push_back(Stream{std::move(reader), std::move(label), Target::kSink, std::move(sink), {}});
+}
+
+void ExecCollector::add_stderr(FileDescriptor reader, std::string label) {
+  streams_.push_back(Stream{std::move(reader), std::move(label), Target::kStderr, nullptr, {}});
+}
+
+ZstdContext* ExecCollector::zstd_context(int level) {
+  if (!zstd_) zstd_ = std::make_unique<ZstdContext>(level);
+  return zstd_.get();
+}
+
+void ExecCollector::start() { thread_ = std::thread([this] { run(); }); }
+
+Status ExecCollector::join() {
+  if (thread_.joinable()) thread_.join();
+  return status_;
+}
+
+void ExecCollector::report(Status status) {
+  if (status_.ok()) status_ = status;
+  on_failure_(std::move(status));
+}
+
+void ExecCollector::write_stdout(std::string_view text) {
+  if (stdout_gone_) return;  // keep draining the children so that they can finish
+  int error_number = 0;
+  Status status = write_all(STDOUT_FILENO, text, "<stdout>", &error_number);
+  if (status.ok()) return;
+  stdout_gone_ = true;
+  report(error_number == EPIPE ? Status::quiet_stop() : status);
+}
+
+void ExecCollector::deliver(Stream& stream, const char* data, size_t size, bool at_end) {
+  if (stream.target == Target::kSink) {
+    if (size > 0 && stream.sink) {
+      if (Status status = stream.sink->write(std::string_view(data, size)); !status) {
+        stream.sink.reset();
+        report(status);
+      }
+    }
+    return;
+  }
+  stream.pending.append(data, size);
+  size_t cut = stream.pending.rfind('\n');
+  cut = cut == std::string::npos ? 0 : cut + 1;
+  if (at_end && cut < stream.pending.size()) {
+    stream.pending.push_back('\n');  // a last line without a newline is still a whole line
+    cut = stream.pending.size();
+  }
+  if (cut == 0 && stream.pending.size() > max_line_size_) {
+    report(Status::error("a line of its output is longer than --max-line-size", stream.label));
+    cut = stream.pending.size();
+  }
+  if (cut == 0) return;
+  if (stream.target == Target::kStdout) {
+    write_stdout(std::string_view(stream.pending.data(), cut));
+  } else {
+    // stderr: each line gets the child's label; written whole, so lines never mix.
+    std::string text;
+    size_t start = 0;
+    while (start < cut) {
+      const size_t end = stream.pending.find('\n', start) + 1;
+      text += "[" + stream.label + "] ";
+      text.append(stream.pending, start, end - start);
+      start = end;
+    }
+    (void)write_all(STDERR_FILENO, text, "<stderr>");
+  }
+  stream.pending.erase(0, cut);
+}
+
+void ExecCollector::run() {
+  std::vector<char> buffer(1 << 16);
+  std::vector<pollfd> polled;
+  std::vector<size_t> which;
+  for (;;) {
+    polled.clear();
+    which.clear();
+    for (size_t i = 0; i < streams_.size(); ++i) {
+      if (!streams_[i].reader.valid()) continue;
+      polled.push_back(pollfd{streams_[i].reader.get(), POLLIN, 0});
+      which.push_back(i);
+    }
+    if (polled.empty()) break;
+    if (::poll(polled.data(), polled.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      report(Status::error("poll failed: " + errno_text(errno)));
+      break;
+    }
+    for (size_t k = 0; k < polled.size(); ++k) {
+      if (polled[k].revents == 0) continue;
+      Stream& stream = streams_[which[k]];
+      const long got = read_some(stream.reader.get(), buffer.data(), buffer.size());
+      if (got > 0) {
+        deliver(stream, buffer.data(), static_cast<size_t>(got), false);
+      } else {
+        deliver(stream, buffer.data(), 0, true);
+        stream.reader = FileDescriptor();
+      }
+    }
+  }
+  for (Stream& stream : streams_) {
+    if (stream.sink) {
+      if (Status status = stream.sink->finish(); !status) report(status);
+    }
+  }
+}
+
+}  // namespace keyshard

@@ -1,0 +1,44 @@
+// A sink that feeds a child process (`--exec CMD`): the events go to its stdin, in order, and a
+// full pipe blocks the owner, so a slow child slows the run instead of filling memory. How the
+// child ended decides whether the run succeeded.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+
+#include "sinks/child_process.h"
+#include "sinks/sink.h"
+
+namespace keyshard {
+
+class ExecSink final : public Sink {
+ public:
+  /// `label` names the child in messages ("partition 3"); with `allow_early_exit`, a child that
+  /// exits with status 0 before its input ends is not an error (the rest of its input is dropped).
+  ExecSink(std::string label, std::string command, pid_t pid, FileDescriptor stdin_writer,
+           bool allow_early_exit);
+  ~ExecSink() override;
+
+  Status write(std::string_view block) override;
+  /// Closes the child's stdin and waits for it to exit.
+  Status finish() override;
+  const std::string& name() const override { return label_; }
+
+ private:
+  int wait_for_child();
+  Status ended_early();
+  Status failed(int wait_status) const;
+
+  std::string label_;
+  std::string command_;
+  pid_t pid_;
+  FileDescriptor stdin_writer_;
+  bool allow_early_exit_;
+  bool discarding_ = false;  // the child left early and that is allowed
+  bool waited_ = false;
+  int wait_status_ = 0;
+};
+
+}  // namespace keyshard

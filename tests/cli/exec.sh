@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# --exec: a child per partition fed its events in order; its stdout is the partition's output.
+source "$(dirname "$0")/lib.sh"
+
+"$GEN_EVENTS" --events 100000 --seed 11 > events.ndjson
+
+# cat as the child gives exactly the outputs of a plain split.
+ks split -k user_id -n 8 -o plain -q events.ndjson
+ks split -k user_id -n 8 -o viacat -q --exec cat events.ndjson
+for f in plain/part-*.ndjson; do expect_same_file "viacat/$(basename "$f")" "$f" "--exec cat"; done
+ks split -k user_id -n 8 -o packed -q --compress zstd:1 --exec cat events.ndjson
+for f in plain/part-*.ndjson; do
+  zstd -q -dc "packed/$(basename "$f").zst" > unpacked.ndjson
+  expect_same_file unpacked.ndjson "$f" "--exec cat --compress zstd"
+done
+pass "--exec cat equals split"
+
+# The environment tells each child who it is; its stderr comes back prefixed.
+run_status ks split -k user_id -n 3 -o - -q \
+  --exec 'echo "$KEYSHARD_PARTITION/$KEYSHARD_PARTITIONS/$KEYSHARD_HASH" >&2; cat >/dev/null' \
+  events.ndjson
+expect_eq "$STATUS" 0 "status"
+expect_eq "$(echo "$ERR" | sort)" $'[partition 0] 0/3/murmur2\n[partition 1] 1/3/murmur2\n[partition 2] 2/3/murmur2' "child environment and stderr prefix"
+pass "environment and stderr"
+
+# A stateful per-key worker: running balances per account equal one sequential pass.
+python3 - > tx.ndjson <<'PY'
+import random
+rng = random.Random(5)
+for i in range(60000):
+    account = "acc-7" if rng.random() < 0.1 else f"acc-{rng.randint(1, 300)}"
+    amount = rng.randint(1, 500) * (1 if rng.random() < 0.6 else -1)
+    print(f'{{"account":"{account}","amount":{amount},"seq":{i}}}')
+PY
+balance='BEGIN { FS = "\"" } { split($0, a, "\"amount\":"); split(a[2], b, ","); total[$4] += b[1]; print $4, total[$4] }'
+awk "$balance" tx.ndjson | sort -s -k1,1 > expected.txt
+for partitions in 1 4 64; do
+  for threads in 1 2; do
+    rm -rf bal
+    ks split -k account -n "$partitions" -j "$threads" -o bal -q --exec "awk '$balance'" tx.ndjson
+    cat bal/part-*.ndjson | sort -s -k1,1 > got.txt
+    expect_same_file got.txt expected.txt "running balances -n $partitions -j $threads"
+  done
+done
+pass "per-key state matches a sequential run"
+
+# Failures stop the run with status 1 and name the partition, the command and the status.
+run_status ks split -k user_id -n 4 -o failing -q \
+  --exec 'if [ "$KEYSHARD_PARTITION" = 2 ]; then exit 3; fi; cat' events.ndjson
+expect_eq "$STATUS" 1 "failing child"
+expect_contains "$ERR" "partition 2: command" "names the partition"
+expect_contains "$ERR" "exited with status 3" "names the status"
+run_status ks split -k user_id -n 2 -o killed -q --exec 'kill -9 $$' events.ndjson
+expect_eq "$STATUS" 1 "killed child"
+expect_contains "$ERR" "killed by signal 9" "names the signal"
+run_status ks split -k user_id -n 2 -o early -q --exec 'head -n 1' events.ndjson
+expect_eq "$STATUS" 1 "early exit"
+expect_contains "$ERR" "--allow-early-exit" "hint"
+ks split -k user_id -n 2 -o allowed -q --allow-early-exit --exec 'head -n 1' events.ndjson
+expect_eq "$(cat allowed/part-*.ndjson | wc -l)" 2 "--allow-early-exit"
+pass "failures"
+
+# keyshard's own stdout closing early ends the run quietly with status 0.
+set +e
+ks split -k user_id -n 8 -o - --exec cat events.ndjson 2> err.txt | head -n 1 > /dev/null
+statuses=("${PIPESTATUS[@]}")
+set -e
+expect_eq "${statuses[0]}" 0 "status when stdout closes early"
+expect_eq "$(cat err.txt)" "" "no message when stdout closes early"
+pass "closed stdout"
+
+# 1 MiB lines through -o - are never torn or interleaved.
+python3 -c '
+import sys
+for i in range(40):
+    sys.stdout.write("{\"k\":\"%d\",\"pad\":\"%s\"}\n" % (i % 4, chr(97 + i % 26) * (1 << 20)))' > big.ndjson
+ks split -k k -n 4 -o - -q --exec cat big.ndjson | sort > got-big.txt
+sort big.ndjson > want-big.txt
+expect_same_file got-big.txt want-big.txt "1 MiB lines through -o -"
+pass "1 MiB lines"
+
+# --annotate key shows each child where an event came from.
+ks split -k user_id -n 2 -o - -q --annotate partition,key --exec cat events.ndjson | head -n 1 > first.txt
+python3 - first.txt <<'PY'
+import json, sys
+event = json.loads(open(sys.argv[1]).read())
+assert event["_key"] == event["user_id"], event
+assert event["_partition"] in (0, 1), event
+PY
+pass "--annotate key"
+
+# --exec-per worker: one child per worker, fed every partition that worker owns, in order.
+ks split -k account -n 64 -j 2 -o perworker -q --exec-per worker --exec "awk '$balance'" tx.ndjson
+expect_eq "$(ls perworker | grep -c '^worker-')" 2 "one output per worker"
+cat perworker/worker-*.ndjson | sort -s -k1,1 > got.txt
+expect_same_file got.txt expected.txt "running balances with --exec-per worker"
+pass "--exec-per worker"
+
+# A child that never reads: keyshard waits (like any pipeline) with bounded memory.
+"$GEN_EVENTS" --events 400000 --seed 2 > more.ndjson
+ks split -k user_id -n 4 -o stuck -q --exec 'sleep 60' more.ndjson &
+pid=$!
+sleep 2
+kill -0 "$pid" 2>/dev/null || fail "keyshard should still be waiting for the child"
+rss_kib=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
+[ "$rss_kib" -lt $((200 * 1024)) ] || fail "memory while blocked: $rss_kib KiB"
+kill "$pid"; pkill -f 'sleep 60' || true
+wait "$pid" 2>/dev/null || true
+pass "a child that never reads: bounded wait ($rss_kib KiB)"
+
+# A slow child slows the run; memory stays bounded.
+/usr/bin/time -f '%M' -o rss.txt "$KEYSHARD" split -k user_id -n 2 -o slow -q \
+  --exec 'while IFS= read -r line; do printf "%s\n" "$line"; done' more.ndjson
+[ "$(cat rss.txt)" -lt $((200 * 1024)) ] || fail "peak RSS with a slow child: $(cat rss.txt) KiB"
+expect_eq "$(cat slow/part-*.ndjson | wc -l)" 400000 "every event reached the slow children"
+pass "slow child ($(cat rss.txt) KiB peak)"
