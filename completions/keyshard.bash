@@ -11,6 +11,7 @@ _keyshard_split_flags='-h --help
   -k --key --missing-key
   -n --partitions --hash -j --threads
   -o --output --name --compress --annotate --force
+  --exec --exec-per --allow-early-exit
   --on-bad --dead-letter
   -q --quiet'
 _keyshard_which_flags='-h --help -n --partitions --hash'
@@ -23,7 +24,8 @@ _keyshard_takes_value() {
     split:--format | split:--delimiter | split:--max-line-size | split:-k | split:--key | \
       split:--missing-key | split:-n | split:--partitions | split:--hash | split:-j | \
       split:--threads | split:-o | split:--output | split:--name | split:--compress | \
-      split:--annotate | split:--on-bad | split:--dead-letter | \
+      split:--annotate | split:--on-bad | split:--dead-letter | split:--exec | \
+      split:--exec-per | \
       which:-n | which:--partitions | which:--hash)
       return 0 ;;
   esac
@@ -56,7 +58,11 @@ _keyshard_values() {
     --delimiter) _keyshard_reply -W 'tab space ,' -- "$value" ;;
     --hash) _keyshard_reply -W "$_keyshard_hashes" -- "$value" ;;
     --on-bad) _keyshard_reply -W 'dead-letter skip fail' -- "$value" ;;
-    --annotate) _keyshard_reply -W 'partition offset partition,offset' -- "$value" ;;
+    --annotate)
+      _keyshard_reply -W 'partition offset key partition,offset partition,offset,key' -- "$value"
+      ;;
+    --exec-per) _keyshard_reply -W 'partition worker' -- "$value" ;;
+    --exec) _keyshard_reply -c -- "$value" ;;
     --compress)
       local levels=zstd level
       for ((level = 1; level <= 22; level++)); do levels+=" zstd:$level"; done

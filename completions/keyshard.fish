@@ -65,9 +65,16 @@ complete -c keyshard -n $split -s o -l output -x \
 complete -c keyshard -n $split -l name -x -d 'Partition file name template'
 complete -c keyshard -n $split -l compress -x -a '(printf "%s\n" zstd zstd:(seq 1 22))' \
     -d 'Compress outputs with zstd'
-complete -c keyshard -n $split -l annotate -x -a 'partition offset partition,offset' \
-    -d 'Add _partition and/or _offset fields'
+complete -c keyshard -n $split -l annotate -x \
+    -a 'partition offset key partition,offset partition,offset,key' \
+    -d 'Add _partition, _offset and/or _key fields'
 complete -c keyshard -n $split -l force -d 'Write into a non-empty output directory'
+# Processing
+complete -c keyshard -n $split -l exec -x -a '(__fish_complete_command)' \
+    -d 'Feed each partition to its own /bin/sh -c CMD'
+complete -c keyshard -n $split -l exec-per -x -a 'partition worker' \
+    -d 'One child per partition or per worker'
+complete -c keyshard -n $split -l allow-early-exit -d 'A child may exit before its input ends'
 # Bad lines
 complete -c keyshard -n $split -l on-bad -x -a 'dead-letter skip fail' \
     -d 'What to do with a bad line'
