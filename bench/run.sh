@@ -236,6 +236,8 @@ contender "zstd -dc (decompression ceiling)" "$zst_file" "$zst_label" none zstd 
   "zstd -dc $zst_file > /dev/null"
 contender "keyshard -n $parts, zstd input" "$zst_file" "$zst_label" lines "$keyshard" \
   "$(split $parts "$zst_file")"
+contender "keyshard -n $parts --exec cat" "$events_file" "$full_label" lines "$keyshard" \
+  "$(split $parts --exec cat "$events_file")"
 contender "mawk (regex + awk hash)" "$events_file" "$full_label" lines mawk \
   "mawk -v out=$out_dir -v parts=$parts -f bench/peers/route_by_key.awk $events_file"
 contender "GNU parallel --shard" "$parallel_input" "$(label_of "$parallel_input")" lines parallel \
@@ -244,6 +246,22 @@ contender "Python json + md5" "$python_input" "$(label_of "$python_input")" line
   "python3 bench/peers/route_by_key.py $out_dir $parts $python_input"
 contender "Miller 6 (mlr)" "$miller_input" "$(label_of "$miller_input")" lines mlr \
   "mlr --ijsonl --ojsonl put -q 'tee > \"$out_dir/part-\" . (int(\"0x\" . substr0(md5(\$user_id), 31, 31)) % $parts) . \".ndjson\", \$*' $miller_input"
+
+# ---------------------------------------------------------------------------------------------
+# Per-key order: keyshard --exec cat against GNU parallel --shard (each job a cat), on the
+# slice parallel runs on.
+
+order_report=()
+if [[ -x $keyshard ]] && command -v parallel > /dev/null; then
+  rm -rf "$out_dir"; mkdir -p "$out_dir"
+  "$keyshard" split -k user_id -n "$parts" -o "$out_dir" --force -q --exec cat "$parallel_input"
+  order_report+=("keyshard --exec cat: $(python3 bench/check_key_order.py "$parallel_input" "$out_dir"/part-*)")
+  rm -rf "$out_dir"; mkdir -p "$out_dir"
+  parallel --pipe --shard '2 s/".*//' --colsep '"user_id":"' -j"$parts" "cat > $out_dir/part-{%}" < "$parallel_input"
+  order_report+=("GNU parallel --shard: $(python3 bench/check_key_order.py "$parallel_input" "$out_dir"/part-*)")
+  rm -rf "$out_dir"
+  for line in "${order_report[@]}"; do log "order: $line"; done
+fi
 
 # ---------------------------------------------------------------------------------------------
 # The table: printed and written to bench/results/latest.md.
@@ -284,6 +302,12 @@ report=$(
   done
   echo
   echo "Slices are prefixes of the same event stream; their MB/s is comparable, their absolute time is not."
+  if ((${#order_report[@]} > 0)); then
+    echo
+    echo "Per-key order on $(label_of "$parallel_input") (bench/check_key_order.py):"
+    echo
+    for line in "${order_report[@]}"; do echo "- $line"; done
+  fi
   echo
   echo "## Commands (run from the repository root; OUT = $out_dir, emptied before each run)"
   echo
