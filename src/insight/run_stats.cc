@@ -13,13 +13,21 @@ uint64_t RunStats::bad_lines() const {
   return std::accumulate(bad_by_reason.begin(), bad_by_reason.end(), uint64_t{0});
 }
 
-double RunStats::skew() const {
-  const uint64_t total = events_written();
-  if (total == 0 || partition_events.empty()) return 1.0;
-  const uint64_t most = *std::max_element(partition_events.begin(), partition_events.end());
-  const double mean = static_cast<double>(total) / static_cast<double>(partition_events.size());
-  return static_cast<double>(most) / mean;
+namespace {
+
+double max_over_mean(const std::vector<uint64_t>& loads) {
+  const uint64_t total = std::accumulate(loads.begin(), loads.end(), uint64_t{0});
+  if (total == 0 || loads.empty()) return 1.0;
+  const uint64_t most = *std::max_element(loads.begin(), loads.end());
+  return static_cast<double>(most) * static_cast<double>(loads.size()) /
+         static_cast<double>(total);
 }
+
+}  // namespace
+
+double RunStats::skew() const { return max_over_mean(partition_events); }
+
+double RunStats::byte_skew() const { return max_over_mean(partition_bytes); }
 
 void RunStats::merge(const RunStats& other) {
   lines_read += other.lines_read;

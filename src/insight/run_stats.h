@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "insight/heavy_hitters.h"
 #include "keys/extraction.h"
 
 namespace keyshard {
@@ -22,6 +23,7 @@ struct RunStats {
   std::vector<uint64_t> partition_bytes;   // bytes written, before compression
   std::vector<std::string> inputs;
   double elapsed_seconds = 0;
+  HeavyHitters heavy_hitters{256};  // the routers' summaries, merged at the end of the run
 
   explicit RunStats(uint32_t partitions = 0)
       : partition_events(partitions, 0), partition_bytes(partitions, 0) {}
@@ -30,6 +32,8 @@ struct RunStats {
   uint64_t bad_lines() const;
   /// max/mean events per partition; 1.0 when nothing was written.
   double skew() const;
+  /// max/mean bytes per partition.
+  double byte_skew() const;
   /// Adds another owner's counters into this one.
   void merge(const RunStats& other);
 };

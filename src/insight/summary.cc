@@ -10,6 +10,25 @@ namespace keyshard {
 namespace {
 
 constexpr uint32_t kPartitionTableLimit = 16;  // longer tables are summarised by min and max
+constexpr size_t kTopKeysText = 5;
+constexpr size_t kTopKeysJson = 10;
+
+double share(uint64_t count, uint64_t total) {
+  return total == 0 ? 0.0 : 100.0 * static_cast<double>(count) / static_cast<double>(total);
+}
+
+// A key for a terminal: printable ASCII as is, anything else escaped as in JSON.
+std::string printable_key(const HeavyHitters::Entry& entry) {
+  std::string text;
+  if (is_valid_utf8(entry.key)) {
+    append_json_string(text, entry.key);
+  } else {
+    text = "base64:";
+    append_base64(text, entry.key);
+  }
+  if (entry.truncated) text += "...";
+  return text;
+}
 
 double megabytes_per_second(const RunStats& stats) {
   return stats.elapsed_seconds > 0 ? static_cast<double>(stats.bytes_read) / 1e6 /
@@ -52,8 +71,8 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
     fmt::format_to(it, "  without a key, sent to partition {}: {}\n",
                    *config.missing_key_partition, with_commas(stats.missing_key_routed));
   }
-  fmt::format_to(it, "  partitions {} ({})  skew {:.2f} (max/mean events)\n", config.partitions,
-                 hash_name(config.hash), stats.skew());
+  fmt::format_to(it, "  partitions {} ({})  skew {:.2f} events, {:.2f} bytes (max/mean)\n",
+                 config.partitions, hash_name(config.hash), stats.skew(), stats.byte_skew());
   const auto& events = stats.partition_events;
   if (config.partitions <= kPartitionTableLimit) {
     for (uint32_t p = 0; p < config.partitions; ++p) {
@@ -65,6 +84,15 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
     fmt::format_to(it, "  fewest events: partition {} ({})  most: partition {} ({})\n",
                    least - events.begin(), with_commas(*least), most - events.begin(),
                    with_commas(*most));
+  }
+  const auto top = stats.heavy_hitters.top(kTopKeysText);
+  if (!top.empty()) {
+    fmt::format_to(it, "  heaviest keys (each count at most {} low):\n",
+                   with_commas(stats.heavy_hitters.error_bound()));
+    for (const auto& entry : top) {
+      fmt::format_to(it, "    {:<32} {:>6.2f}%  {:>12} events\n", printable_key(entry),
+                     share(entry.count, stats.heavy_hitters.total()), with_commas(entry.count));
+    }
   }
   return out;
 }
@@ -88,9 +116,29 @@ std::string format_summary_json(const RunStats& stats, const RunConfig& config) 
     fmt::format_to(it, "{}\"{}\": {}", r ? ", " : "", bad_reason_name(static_cast<BadReason>(r)),
                    stats.bad_by_reason[r]);
   }
-  fmt::format_to(it, "}},\n  \"skew\": {:.4f},\n  \"elapsed_seconds\": {:.3f},\n"
-                     "  \"mb_per_second\": {:.1f},\n  \"per_partition\": [\n",
-                 stats.skew(), stats.elapsed_seconds, megabytes_per_second(stats));
+  fmt::format_to(it, "}},\n  \"skew\": {:.4f},\n  \"skew_bytes\": {:.4f},\n"
+                     "  \"elapsed_seconds\": {:.3f},\n  \"mb_per_second\": {:.1f},\n",
+                 stats.skew(), stats.byte_skew(), stats.elapsed_seconds,
+                 megabytes_per_second(stats));
+  fmt::format_to(it, "  \"top_keys_error_bound\": {},\n  \"top_keys\": [",
+                 stats.heavy_hitters.error_bound());
+  const auto top = stats.heavy_hitters.top(kTopKeysJson);
+  for (size_t i = 0; i < top.size(); ++i) {
+    out += i ? ",\n    {" : "\n    {";
+    if (is_valid_utf8(top[i].key)) {
+      out += "\"key\": ";
+      append_json_string(out, top[i].key);
+    } else {
+      out += "\"key_base64\": \"";
+      append_base64(out, top[i].key);
+      out += '"';
+    }
+    fmt::format_to(it, ", \"truncated\": {}, \"events\": {}, \"share\": {:.4f}}}",
+                   top[i].truncated, top[i].count,
+                   share(top[i].count, stats.heavy_hitters.total()) / 100.0);
+  }
+  out += top.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"per_partition\": [\n";
   for (uint32_t p = 0; p < config.partitions; ++p) {
     fmt::format_to(it, "    {{\"partition\": {}, \"events\": {}, \"bytes\": {}}}{}\n", p,
                    stats.partition_events[p], stats.partition_bytes[p],

@@ -214,6 +214,7 @@ RunResult run_pipeline(const RunConfig& config) {
     if (result.status.ok() && !finish_status[w].ok()) result.status = finish_status[w];
     result.stats.merge(owners[w]->stats());
   }
+  for (const auto& router : routers) result.stats.heavy_hitters.merge(router->heavy_hitters());
   result.stats.bytes_read = reader.bytes_read();
   result.stats.inputs = reader.input_names();
   result.stats.elapsed_seconds =

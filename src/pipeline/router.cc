@@ -40,6 +40,7 @@ void Router::route(Chunk& chunk) {
     }
     if (extraction.ok) {
       chunk.destinations[i] = partitioner_.partition_of(extraction.key);
+      heavy_hitters_.add(extraction.key, HeavyHitters::key_hash(extraction.key));
       if (config_.annotate_key) chunk.keys.append(extraction.key);
     } else if (extraction.reason == BadReason::kMissingKey && config_.missing_key_partition) {
       chunk.destinations[i] = *config_.missing_key_partition;

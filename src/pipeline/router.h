@@ -7,6 +7,7 @@
 
 #include "hash/partitioner.h"
 #include "input/chunk.h"
+#include "insight/heavy_hitters.h"
 #include "keys/key_extractor.h"
 #include "pipeline/run_config.h"
 
@@ -19,6 +20,9 @@ class Router {
   /// Fills the routing fields of `chunk` from its text.
   void route(Chunk& chunk);
 
+  /// The heaviest keys among the events this router has routed.
+  const HeavyHitters& heavy_hitters() const { return heavy_hitters_; }
+
  private:
   void group_by_partition(Chunk& chunk);
 
@@ -26,6 +30,7 @@ class Router {
   KeyExtractor extractor_;
   Partitioner partitioner_;
   std::vector<uint32_t> cursor_;  // scratch for the counting sort
+  HeavyHitters heavy_hitters_{256};
 };
 
 }  // namespace keyshard

@@ -1,0 +1,154 @@
+// Misra-Gries: a monitored key's counter goes up; a new key takes a free counter; when none is
+// free, every counter goes down by the new key's weight (capped by the smallest count) and the
+// ones that reach zero are freed. Each such decrement cancels m+1 units of the stream, so it
+// happens at most N/(m+1) times, and the O(m) sweep costs O(1) per event amortised.
+#include "insight/heavy_hitters.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace keyshard {
+
+HeavyHitters::HeavyHitters(size_t counters)
+    : counters_(std::max<size_t>(1, counters)),
+      slots_(std::bit_ceil(2 * std::max<size_t>(1, counters))),
+      keys_(counters_) {
+  scratch_.reserve(counters_);
+  for (size_t i = counters_; i > 0; --i) free_keys_.push_back(static_cast<uint32_t>(i - 1));
+}
+
+uint64_t HeavyHitters::key_hash(std::string_view key) {
+  return XXH3_64bits(key.data(), key.size());
+}
+
+HeavyHitters::Slot* HeavyHitters::find(uint64_t hash) {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    if (slots_[i].count == 0) return nullptr;
+    if (slots_[i].hash == hash) return &slots_[i];
+  }
+}
+
+void HeavyHitters::insert(std::string_view key, uint64_t hash, uint64_t count,
+                          size_t true_length) {
+  const size_t mask = slots_.size() - 1;
+  size_t i = hash & mask;
+  while (slots_[i].count != 0) i = (i + 1) & mask;
+  Slot& slot = slots_[i];
+  slot.hash = hash;
+  slot.count = count;
+  slot.key = free_keys_.back();
+  free_keys_.pop_back();
+  KeyBytes& stored = keys_[slot.key];
+  std::memcpy(stored.bytes, key.data(), std::min(key.size(), kKeyBytes));
+  // A longer key keeps its true length so the report can say it was cut.
+  stored.length = static_cast<uint32_t>(std::min<size_t>(true_length, UINT32_MAX));
+  ++used_;
+}
+
+void HeavyHitters::rebuild(const std::vector<Slot>& live) {
+  std::fill(slots_.begin(), slots_.end(), Slot{});
+  used_ = 0;
+  const size_t mask = slots_.size() - 1;
+  for (const Slot& slot : live) {
+    size_t i = slot.hash & mask;
+    while (slots_[i].count != 0) i = (i + 1) & mask;
+    slots_[i] = slot;
+    ++used_;
+  }
+}
+
+void HeavyHitters::subtract_from_all(uint64_t amount) {
+  scratch_.clear();
+  for (Slot& slot : slots_) {
+    if (slot.count > amount) {
+      slot.count -= amount;
+      scratch_.push_back(slot);
+    } else if (slot.count != 0) {
+      free_keys_.push_back(slot.key);
+    }
+  }
+  rebuild(scratch_);  // open addressing: re-place what is left rather than delete
+}
+
+void HeavyHitters::add(std::string_view key, uint64_t hash, uint64_t weight) {
+  total_ += weight;
+  if (Slot* slot = find(hash)) {
+    slot->count += weight;
+    return;
+  }
+  if (used_ < counters_) {
+    insert(key, hash, weight, key.size());
+    return;
+  }
+  // Full: cancel min(weight, smallest count) from every counter and from the new key.
+  uint64_t smallest = UINT64_MAX;
+  for (const Slot& slot : slots_) {
+    if (slot.count != 0) smallest = std::min(smallest, slot.count);
+  }
+  const uint64_t cancelled = std::min(weight, smallest);
+  subtract_from_all(cancelled);
+  if (weight > cancelled) insert(key, hash, weight - cancelled, key.size());
+}
+
+void HeavyHitters::merge(const HeavyHitters& other) {
+  // Add the counters key by key, then keep the m largest after subtracting the (m+1)-th.
+  struct Merged {
+    uint64_t hash;
+    uint64_t count;
+    KeyBytes key;
+  };
+  std::vector<Merged> combined;
+  for (const Slot& slot : slots_) {
+    if (slot.count != 0) combined.push_back(Merged{slot.hash, slot.count, keys_[slot.key]});
+  }
+  for (const Slot& slot : other.slots_) {
+    if (slot.count == 0) continue;
+    auto same = std::find_if(combined.begin(), combined.end(),
+                             [&](const Merged& mine) { return mine.hash == slot.hash; });
+    if (same != combined.end()) {
+      same->count += slot.count;
+    } else {
+      combined.push_back(Merged{slot.hash, slot.count, other.keys_[slot.key]});
+    }
+  }
+  total_ += other.total_;
+  uint64_t cut = 0;
+  if (combined.size() > counters_) {
+    std::nth_element(combined.begin(), combined.begin() + static_cast<long>(counters_),
+                     combined.end(),
+                     [](const Merged& a, const Merged& b) { return a.count > b.count; });
+    cut = combined[counters_].count;
+    combined.resize(counters_);
+  }
+  std::fill(slots_.begin(), slots_.end(), Slot{});
+  used_ = 0;
+  free_keys_.clear();
+  for (size_t i = counters_; i > 0; --i) free_keys_.push_back(static_cast<uint32_t>(i - 1));
+  for (const Merged& merged : combined) {
+    if (merged.count <= cut) continue;
+    const size_t kept = std::min<size_t>(merged.key.length, kKeyBytes);
+    insert(std::string_view(merged.key.bytes, kept), merged.hash, merged.count - cut,
+           merged.key.length);
+  }
+}
+
+std::vector<HeavyHitters::Entry> HeavyHitters::top(size_t limit) const {
+  std::vector<Entry> entries;
+  for (const Slot& slot : slots_) {
+    if (slot.count == 0) continue;
+    const KeyBytes& key = keys_[slot.key];
+    const size_t kept = std::min<size_t>(key.length, kKeyBytes);
+    entries.push_back(Entry{std::string(key.bytes, kept), key.length > kKeyBytes, slot.count});
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.count != b.count ? a.count > b.count : a.key < b.key;
+  });
+  if (entries.size() > limit) entries.resize(limit);
+  return entries;
+}
+
+}  // namespace keyshard

@@ -1,0 +1,74 @@
+// The heaviest keys of a run, in bounded memory: the Misra-Gries summary (1982) with m counters.
+// Every key whose true count exceeds N/(m+1) (N = events seen) is in the summary, and each
+// reported count is at most N/(m+1) below the true one. A key is identified by a 64-bit hash of
+// its bytes; the first 64 bytes are kept for the report. Each router keeps its own summary;
+// summaries merge (Agarwal et al. 2012) with the same bound over the merged N.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace keyshard {
+
+class HeavyHitters {
+ public:
+  static constexpr size_t kKeyBytes = 64;  // bytes of each key kept for the report
+
+  explicit HeavyHitters(size_t counters = 1024);
+
+  /// Counts one event of `key`; `hash` is a 64-bit hash of its bytes (see key_hash()).
+  void add(std::string_view key, uint64_t hash, uint64_t weight = 1);
+
+  /// Adds another summary into this one (same number of counters).
+  void merge(const HeavyHitters& other);
+
+  struct Entry {
+    std::string key;       // the first kKeyBytes bytes
+    bool truncated;        // the key was longer
+    uint64_t count;        // a lower bound of the true count, at most error_bound() below it
+  };
+  /// The `limit` heaviest keys, heaviest first (ties by key).
+  std::vector<Entry> top(size_t limit) const;
+
+  uint64_t total() const { return total_; }
+  /// How far below the true count any reported count may be: N / (m + 1).
+  uint64_t error_bound() const { return total_ / (counters_ + 1); }
+
+  static uint64_t key_hash(std::string_view key);
+
+  /// Bytes held by the summary: fixed at construction, whatever the stream.
+  size_t memory_bytes() const {
+    return (slots_.capacity() + scratch_.capacity()) * sizeof(Slot) +
+           (keys_.capacity() + free_keys_.capacity()) * sizeof(KeyBytes);
+  }
+
+ private:
+  // The probed part stays small (16 bytes a slot) so that lookups stay in cache; the key bytes
+  // live apart and are touched only when a key enters the summary or is reported.
+  struct Slot {
+    uint64_t hash = 0;
+    uint64_t count = 0;  // 0: empty
+    uint32_t key = 0;    // index into keys_
+  };
+  struct KeyBytes {
+    uint32_t length = 0;  // the key's true length (more than kKeyBytes: cut)
+    char bytes[kKeyBytes];
+  };
+
+  Slot* find(uint64_t hash);
+  void insert(std::string_view key, uint64_t hash, uint64_t count, size_t true_length);
+  void rebuild(const std::vector<Slot>& live);
+  void subtract_from_all(uint64_t amount);
+
+  size_t counters_;
+  std::vector<Slot> slots_;    // open addressing, twice the counters, power of two
+  std::vector<Slot> scratch_;  // the live counters during a sweep (reused)
+  std::vector<KeyBytes> keys_;       // one per counter
+  std::vector<uint32_t> free_keys_;  // indices of keys_ not in use
+  size_t used_ = 0;
+  uint64_t total_ = 0;
+};
+
+}  // namespace keyshard
