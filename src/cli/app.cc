@@ -29,6 +29,12 @@ void build_command_line(CLI::App& app, CommandLine& line) {
   add_split_command(app, line.split)->final_callback([&line] {
     line.run = [&line] { return run_split(line.split); };
   });
+  add_stats_command(app, line.stats)->final_callback([&line] {
+    line.run = [&line] { return run_stats(line.stats); };
+  });
+  add_plan_command(app, line.plan)->final_callback([&line] {
+    line.run = [&line] { return run_plan(line.plan); };
+  });
   add_which_command(app, line.which)->final_callback([&line] {
     line.run = [&line] { return run_which(line.which); };
   });

@@ -13,6 +13,8 @@ namespace keyshard {
 
 struct CommandLine {
   SplitOptions split;
+  StatsOptions stats;
+  PlanOptions plan;
   WhichOptions which;
   std::function<Status()> run;  // set by the subcommand that was chosen
 };
@@ -23,9 +25,18 @@ void build_command_line(CLI::App& app, CommandLine& line);
 /// The --version text: keyshard's version and those of its main libraries.
 std::string version_text();
 
+// The input, key and partitioning options shared by split, stats and plan.
+void add_input_options(CLI::App& app, SplitOptions& options);
+void add_key_options(CLI::App& app, SplitOptions& options);
+void add_partitioning_options(CLI::App& app, SplitOptions& options, bool with_partitions = true);
+
 // Each subcommand's declaration lives beside its implementation.
 CLI::App* add_split_command(CLI::App& app, SplitOptions& options);
 Status run_split(const SplitOptions& options);
+CLI::App* add_stats_command(CLI::App& app, StatsOptions& options);
+Status run_stats(const StatsOptions& options);
+CLI::App* add_plan_command(CLI::App& app, PlanOptions& options);
+Status run_plan(const PlanOptions& options);
 CLI::App* add_which_command(CLI::App& app, WhichOptions& options);
 Status run_which(const WhichOptions& options);
 

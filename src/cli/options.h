@@ -40,6 +40,20 @@ struct SplitOptions {
   bool quiet = false;
 };
 
+struct StatsOptions {
+  SplitOptions split;  // the input, key and partitioning options
+  size_t top = 10;
+  uint32_t sub_keys = 8;
+  bool json = false;
+};
+
+struct PlanOptions {
+  SplitOptions split;  // the input and key options
+  uint32_t from = 0;
+  uint32_t to = 0;
+  bool json = false;
+};
+
 struct WhichOptions {
   uint32_t partitions = 0;
   std::string hash = "murmur2";

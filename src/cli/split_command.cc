@@ -6,7 +6,6 @@
 
 #include "cli/app.h"
 #include "cli/split_config.h"
-#include "hash/partitioner.h"
 #include "insight/summary.h"
 #include "pipeline/pipeline.h"
 #include "sinks/output_directory.h"
@@ -22,57 +21,12 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
       "  keyshard split -k account -n 16 --exec 'python3 settle.py' -o out/ tx.ndjson\n"
       "  keyshard split --format delimited --delimiter , -k 3 -n 4 -o - < x.csv");
 
-  const std::vector<std::string> hashes(hash_spellings().begin(), hash_spellings().end());
+  add_input_options(*split, o);
+  add_key_options(*split, o);
+  add_partitioning_options(*split, o);
   auto choice = [](std::vector<std::string> names) {
     return CLI::IsMember(std::move(names)).description("");  // the choices are in the text
   };
-
-  split->add_option("inputs", o.inputs, "Input files in order; none or - is stdin")
-      ->group("Input")
-      ->type_name("FILE");
-  split->add_option("--format", o.format, "json, delimited or line")
-      ->group("Input")
-      ->type_name("FORMAT")
-      ->check(choice({"json", "delimited", "line"}))
-      ->capture_default_str();
-  split->add_option("--delimiter", o.delimiter, "Field delimiter: a character, tab or space")
-      ->group("Input")
-      ->type_name("CHAR")
-      ->capture_default_str();
-  split->add_flag("--no-validate", o.no_validate, "Find the key without validating each line")
-      ->group("Input");
-  split->add_option("--max-line-size", o.max_line_size, "Longest line accepted")
-      ->group("Input")
-      ->type_name("SIZE")
-      ->capture_default_str();
-  split->add_option("--chunk-size", o.chunk_size)->group("");
-
-  split->add_option("-k,--key", o.keys,
-                    "Key path (a.b or /a/b), or field number;\nrepeat for a composite key")
-      ->group("Keys")
-      ->type_name("PATH")
-      ->allow_extra_args(false);  // -k takes one path; what follows is an input
-  split->add_option("--missing-key", o.missing_key,
-                    "Keyless events: bad (a bad line), or\npartition:P (send to partition P)")
-      ->group("Keys")
-      ->type_name("POLICY")
-      ->capture_default_str();
-
-  split->add_option("-n,--partitions", o.partitions, "Number of partitions")
-      ->group("Partitioning")
-      ->type_name("N")
-      ->required()
-      ->check(CLI::Range(1u, 1u << 20).description(""));
-  split->add_option("--hash", o.hash,
-                    "murmur2 (alias kafka), crc32 (alias\nconsistent), fnv1a, md5, xxh3 or jump")
-      ->group("Partitioning")
-      ->type_name("NAME")
-      ->check(choice(hashes))
-      ->capture_default_str();
-  split->add_option("-j,--threads", o.threads, "Worker threads (default: all cores)")
-      ->group("Partitioning")
-      ->type_name("N")
-      ->check(CLI::Range(1u, 256u).description(""));
 
   split->add_option("-o,--output", o.output, "Output directory, or - for stdout\n(required)")
       ->group("Output")

@@ -154,7 +154,7 @@ bool parse_size(std::string_view text, uint64_t& bytes) {
   return true;
 }
 
-Status make_run_config(const SplitOptions& options, RunConfig& config) {
+Status make_input_config(const SplitOptions& options, RunConfig& config) {
   config = RunConfig{};
   config.inputs = options.inputs.empty() ? std::vector<std::string>{"-"} : options.inputs;
   for (const std::string& path : config.inputs) {
@@ -189,7 +189,11 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
   config.partitions = options.partitions;
   config.threads = options.threads != 0 ? options.threads
                                         : std::max(1u, std::thread::hardware_concurrency());
+  return parse_missing_key(options.missing_key, config);
+}
 
+Status make_run_config(const SplitOptions& options, RunConfig& config) {
+  if (Status status = make_input_config(options, config); !status) return status;
   if (options.output.empty()) return usage("no output: give -o DIR, or -o - for stdout");
   config.to_stdout = options.output == "-";
   config.output_dir = config.to_stdout ? std::string() : options.output;
@@ -206,7 +210,6 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
   else if (options.on_bad == "skip") config.on_bad = BadLinePolicy::kSkip;
   else if (options.on_bad == "fail") config.on_bad = BadLinePolicy::kFail;
   else return usage("invalid --on-bad \"" + options.on_bad + "\": use dead-letter, skip or fail");
-  if (Status status = parse_missing_key(options.missing_key, config); !status) return status;
   if (options.dead_letter == "-") {
     return usage("--dead-letter takes a file path (without it, -o - sends dead letters to "
                  "stderr)");

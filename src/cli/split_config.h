@@ -13,6 +13,10 @@ namespace keyshard {
 
 Status make_run_config(const SplitOptions& options, RunConfig& config);
 
+/// The input, key and partitioning part of make_run_config, for the commands that read inputs
+/// and write no partitions (stats, plan).
+Status make_input_config(const SplitOptions& options, RunConfig& config);
+
 /// Parses "4096", "64KiB", "64K", "1MB", "2GiB" (K/M/G and KiB/MiB/GiB are powers of 1024;
 /// KB/MB/GB are powers of 1000).
 bool parse_size(std::string_view text, uint64_t& bytes);

@@ -66,6 +66,12 @@ std::optional<HashKind> parse_hash_name(std::string_view name) {
 
 std::span<const std::string_view> hash_spellings() { return kSpellingNames; }
 
+void salted_key(std::string_view key, uint32_t index, std::string& out) {
+  out.assign(key);
+  out.push_back('\x1e');
+  out += std::to_string(index);
+}
+
 uint32_t md5_partition(std::string_view key, uint32_t partitions) {
   MD5_CTX context;
   MD5Init(&context);

@@ -36,6 +36,9 @@ class Partitioner {
   uint32_t partitions_;
 };
 
+/// The bytes of sub-key `index` of a salted key: the key, the byte 0x1E, then `index` in decimal.
+void salted_key(std::string_view key, uint32_t index, std::string& out);
+
 /// int(md5(key).hexdigest(), 16) % partitions: the whole digest read as a big-endian integer.
 uint32_t md5_partition(std::string_view key, uint32_t partitions);
 

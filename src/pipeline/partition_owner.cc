@@ -81,6 +81,7 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
 }
 
 Status PartitionOwner::open(ExecCollector* collector) {
+  if (config_.dry_run) return {};
   if (config_.zstd_level && !config_.exec()) {
     zstd_ = std::make_unique<ZstdContext>(*config_.zstd_level);
   }
@@ -197,7 +198,7 @@ Status PartitionOwner::handle_bad_lines(const Chunk& chunk) {
   for (const BadLine& bad : chunk.bad_lines) {
     ++stats_.bad_by_reason[static_cast<int>(bad.reason)];
     if (config_.on_bad == BadLinePolicy::kFail) break;  // reported by apply()
-    if (config_.on_bad == BadLinePolicy::kSkip) {
+    if (config_.on_bad == BadLinePolicy::kSkip || config_.dry_run) {
       ++stats_.skipped;
       continue;
     }
@@ -213,12 +214,26 @@ Status PartitionOwner::handle_bad_lines(const Chunk& chunk) {
   return {};
 }
 
+void PartitionOwner::count_only(const Chunk& chunk) {
+  for (uint32_t p = index_; p < config_.partitions; p += count_) {
+    const uint32_t begin = chunk.group_begin[p], end = chunk.group_begin[p + 1];
+    uint64_t bytes = 0;
+    for (uint32_t k = begin; k < end; ++k) {
+      bytes += chunk.line(chunk.order[k]).size() + 1;
+    }
+    stats_.partition_events[p] += end - begin;
+    stats_.partition_bytes[p] += bytes;
+  }
+}
+
 Status PartitionOwner::apply(const Chunk& chunk) {
   if (chunk.input != current_input_) {
     current_input_ = chunk.input;
     lines_before_ = 0;
   }
-  if (config_.ordered_stdout()) {
+  if (config_.dry_run) {
+    count_only(chunk);
+  } else if (config_.ordered_stdout()) {
     if (index_ == 0) {
       const auto count = static_cast<uint32_t>(chunk.destinations.size());
       for (uint32_t i = 0; i < count; ++i) {

@@ -45,6 +45,7 @@ class PartitionOwner {
                           std::vector<std::pair<std::string, std::string>> env,
                           ExecCollector& collector);
   Status append_event(const Chunk& chunk, uint32_t line, uint32_t partition);
+  void count_only(const Chunk& chunk);  // stats: the loads, without writing
   Status append_to(Output& output, std::string_view bytes);
   Status flush(Output& output);
   Status handle_bad_lines(const Chunk& chunk);

@@ -49,6 +49,7 @@ struct RunConfig {
 
   // Reporting
   bool quiet = false;
+  bool dry_run = false;  // stats: route and count everything, write nothing
 
   bool annotate() const { return annotate_partition || annotate_offset || annotate_key; }
   bool exec() const { return !exec_command.empty(); }

@@ -1,0 +1,71 @@
+// The options that split, stats and plan share: the input, the key and the partitioner. One
+// definition keeps their help, defaults and checks identical.
+#include "cli/app.h"
+#include "hash/partitioner.h"
+
+namespace keyshard {
+namespace {
+
+CLI::Validator choice(std::vector<std::string> names) {
+  return CLI::IsMember(std::move(names)).description("");  // the choices are in the text
+}
+
+}  // namespace
+
+void add_input_options(CLI::App& app, SplitOptions& o) {
+  app.add_option("inputs", o.inputs, "Input files in order; none or - is stdin")
+      ->group("Input")
+      ->type_name("FILE");
+  app.add_option("--format", o.format, "json, delimited or line")
+      ->group("Input")
+      ->type_name("FORMAT")
+      ->check(choice({"json", "delimited", "line"}))
+      ->capture_default_str();
+  app.add_option("--delimiter", o.delimiter, "Field delimiter: a character, tab or space")
+      ->group("Input")
+      ->type_name("CHAR")
+      ->capture_default_str();
+  app.add_flag("--no-validate", o.no_validate, "Find the key without validating each line")
+      ->group("Input");
+  app.add_option("--max-line-size", o.max_line_size, "Longest line accepted")
+      ->group("Input")
+      ->type_name("SIZE")
+      ->capture_default_str();
+  app.add_option("--chunk-size", o.chunk_size)->group("");
+}
+
+void add_key_options(CLI::App& app, SplitOptions& o) {
+  app.add_option("-k,--key", o.keys,
+                 "Key path (a.b or /a/b), or field number;\nrepeat for a composite key")
+      ->group("Keys")
+      ->type_name("PATH")
+      ->allow_extra_args(false);  // -k takes one path; what follows is an input
+  app.add_option("--missing-key", o.missing_key,
+                 "Keyless events: bad (a bad line), or\npartition:P (send to partition P)")
+      ->group("Keys")
+      ->type_name("POLICY")
+      ->capture_default_str();
+}
+
+void add_partitioning_options(CLI::App& app, SplitOptions& o, bool with_partitions) {
+  const std::vector<std::string> hashes(hash_spellings().begin(), hash_spellings().end());
+  if (with_partitions) {
+    app.add_option("-n,--partitions", o.partitions, "Number of partitions")
+        ->group("Partitioning")
+        ->type_name("N")
+        ->required()
+        ->check(CLI::Range(1u, 1u << 20).description(""));
+    app.add_option("--hash", o.hash,
+                   "murmur2 (alias kafka), crc32 (alias\nconsistent), fnv1a, md5, xxh3 or jump")
+        ->group("Partitioning")
+        ->type_name("NAME")
+        ->check(choice(hashes))
+        ->capture_default_str();
+  }
+  app.add_option("-j,--threads", o.threads, "Worker threads (default: all cores)")
+      ->group("Partitioning")
+      ->type_name("N")
+      ->check(CLI::Range(1u, 256u).description(""));
+}
+
+}  // namespace keyshard

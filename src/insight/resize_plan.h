@@ -1,0 +1,38 @@
+// `keyshard plan`: what changing the partition count from N to M would move, for every
+// partitioner, measured on real inputs: the share of distinct keys and of events whose
+// partition changes, beside the least any scheme must move, |M - N| / max(M, N).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hash/partitioner.h"
+#include "pipeline/run_config.h"
+#include "util/status.h"
+
+namespace keyshard {
+
+struct ResizeFigures {
+  HashKind hash;
+  uint64_t keys_moved = 0;
+  uint64_t events_moved = 0;
+};
+
+struct ResizePlan {
+  uint32_t from = 0;
+  uint32_t to = 0;
+  uint64_t lines = 0;
+  uint64_t events = 0;         // lines with a key
+  uint64_t distinct_keys = 0;
+  std::vector<ResizeFigures> per_hash;  // in the order of --hash's canonical names
+  double ideal() const;        // |M - N| / max(M, N)
+};
+
+/// Reads `config.inputs` once (one 64-bit hash per distinct key is kept in memory).
+Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, ResizePlan& plan);
+
+std::string format_plan_text(const ResizePlan& plan);
+std::string format_plan_json(const ResizePlan& plan);
+
+}  // namespace keyshard

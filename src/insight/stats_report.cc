@@ -1,0 +1,156 @@
+#include "insight/stats_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "hash/partitioner.h"
+#include "util/json_text.h"
+
+namespace keyshard {
+namespace {
+
+double max_over_mean(const std::vector<uint64_t>& loads) {
+  const uint64_t total = std::accumulate(loads.begin(), loads.end(), uint64_t{0});
+  if (total == 0 || loads.empty()) return 1.0;
+  return static_cast<double>(*std::max_element(loads.begin(), loads.end())) *
+         static_cast<double>(loads.size()) / static_cast<double>(total);
+}
+
+double percent(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+std::string shown_key(const HeavyHitters::Entry& entry) {
+  std::string text;
+  if (is_valid_utf8(entry.key)) {
+    append_json_string(text, entry.key);
+  } else {
+    text = "base64:";
+    append_base64(text, entry.key);
+  }
+  return entry.truncated ? text + "..." : text;
+}
+
+}  // namespace
+
+double skew_if_salted(const RunStats& stats, const RunConfig& config, size_t top,
+                      uint32_t sub_keys) {
+  std::vector<uint64_t> loads = stats.partition_events;
+  const Partitioner partitioner(config.hash, config.partitions);
+  std::string sub_key;
+  for (const auto& entry : stats.heavy_hitters.top(top)) {
+    uint64_t& home = loads[partitioner.partition_of(entry.key)];
+    const uint64_t moved = std::min(entry.count, home);
+    home -= moved;
+    for (uint32_t i = 0; i < sub_keys; ++i) {
+      salted_key(entry.key, i, sub_key);
+      loads[partitioner.partition_of(sub_key)] += moved / sub_keys + (i < moved % sub_keys);
+    }
+  }
+  return max_over_mean(loads);
+}
+
+std::string format_stats_text(const RunStats& stats, const RunConfig& config,
+                              const StatsRequest& request) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  const uint64_t events = stats.events_written();
+  fmt::format_to(it, "keyshard stats: {} events from {} lines of {} input{}; {} partitions ({})\n",
+                 events, stats.lines_read, stats.inputs.size(), stats.inputs.size() == 1 ? "" : "s",
+                 config.partitions, hash_name(config.hash));
+  if (stats.bad_lines() > 0) {
+    out += "bad lines:";
+    for (int r = 0; r < kBadReasonCount; ++r) {
+      if (stats.bad_by_reason[r] > 0) {
+        fmt::format_to(it, " {} {}", bad_reason_name(static_cast<BadReason>(r)),
+                       stats.bad_by_reason[r]);
+      }
+    }
+    out += '\n';
+  }
+  out += "\npartition       events   share           bytes\n";
+  const uint64_t most =
+      std::max<uint64_t>(1, *std::max_element(stats.partition_events.begin(),
+                                               stats.partition_events.end()));
+  for (uint32_t p = 0; p < config.partitions; ++p) {
+    const uint64_t load = stats.partition_events[p];
+    fmt::format_to(it, "{:>9} {:>12} {:>6.2f}% {:>15}", p, load, percent(load, events),
+                   stats.partition_bytes[p]);
+    if (request.histogram) {
+      out += "  ";
+      out.append(static_cast<size_t>(30.0 * static_cast<double>(load) / static_cast<double>(most)),
+                 '#');
+    }
+    out += '\n';
+  }
+  fmt::format_to(it, "\nskew (max/mean): {:.2f} events, {:.2f} bytes\n", stats.skew(),
+                 stats.byte_skew());
+  const auto top = stats.heavy_hitters.top(request.top);
+  if (!top.empty()) {
+    const Partitioner partitioner(config.hash, config.partitions);
+    fmt::format_to(it, "\nheaviest keys (each count at most {} low):\n",
+                   stats.heavy_hitters.error_bound());
+    out += "  share       events  partition  key\n";
+    for (const auto& entry : top) {
+      fmt::format_to(it, "{:>6.2f}% {:>12} {:>10}  {}\n", percent(entry.count, events),
+                     entry.count, partitioner.partition_of(entry.key), shown_key(entry));
+    }
+    fmt::format_to(it,
+                   "\nwhat if: salting these {} keys over {} sub-keys each would make the skew "
+                   "{:.2f} (now {:.2f})\n",
+                   top.size(), request.sub_keys,
+                   skew_if_salted(stats, config, request.top, request.sub_keys), stats.skew());
+  }
+  return out;
+}
+
+std::string format_stats_json(const RunStats& stats, const RunConfig& config,
+                              const StatsRequest& request) {
+  std::string out = "{\n  \"inputs\": [";
+  auto it = std::back_inserter(out);
+  for (size_t i = 0; i < stats.inputs.size(); ++i) {
+    out += i ? ", " : "";
+    append_json_string(out, stats.inputs[i]);
+  }
+  fmt::format_to(it, "],\n  \"hash\": \"{}\",\n  \"partitions\": {},\n  \"lines_read\": {},\n"
+                     "  \"events\": {},\n  \"bad_lines\": {{",
+                 hash_name(config.hash), config.partitions, stats.lines_read,
+                 stats.events_written());
+  for (int r = 0; r < kBadReasonCount; ++r) {
+    fmt::format_to(it, "{}\"{}\": {}", r ? ", " : "", bad_reason_name(static_cast<BadReason>(r)),
+                   stats.bad_by_reason[r]);
+  }
+  fmt::format_to(it, "}},\n  \"skew\": {:.4f},\n  \"skew_bytes\": {:.4f},\n  \"per_partition\": [",
+                 stats.skew(), stats.byte_skew());
+  for (uint32_t p = 0; p < config.partitions; ++p) {
+    fmt::format_to(it, "{}\n    {{\"partition\": {}, \"events\": {}, \"bytes\": {}}}",
+                   p ? "," : "", p, stats.partition_events[p], stats.partition_bytes[p]);
+  }
+  const auto top = stats.heavy_hitters.top(request.top);
+  const Partitioner partitioner(config.hash, config.partitions);
+  fmt::format_to(it, "\n  ],\n  \"top_keys_error_bound\": {},\n  \"top_keys\": [",
+                 stats.heavy_hitters.error_bound());
+  for (size_t i = 0; i < top.size(); ++i) {
+    out += i ? ",\n    {" : "\n    {";
+    if (is_valid_utf8(top[i].key)) {
+      out += "\"key\": ";
+      append_json_string(out, top[i].key);
+    } else {
+      out += "\"key_base64\": \"";
+      append_base64(out, top[i].key);
+      out += '"';
+    }
+    fmt::format_to(it, ", \"truncated\": {}, \"events\": {}, \"share\": {:.6f}, \"partition\": {}}}",
+                   top[i].truncated, top[i].count,
+                   percent(top[i].count, stats.events_written()) / 100.0,
+                   partitioner.partition_of(top[i].key));
+  }
+  fmt::format_to(it, "{}],\n  \"what_if_salted\": {{\"keys\": {}, \"sub_keys\": {}, \"skew\": {:.4f}}}\n}}\n",
+                 top.empty() ? "" : "\n  ", top.size(), request.sub_keys,
+                 skew_if_salted(stats, config, request.top, request.sub_keys));
+  return out;
+}
+
+}  // namespace keyshard

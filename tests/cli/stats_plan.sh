@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# keyshard stats and plan, checked against independent counts made here in Python (keys read
+# with the json module; partitions asked of `keyshard which`, whose partitioners are pinned to
+# external references in the unit tests).
+source "$(dirname "$0")/lib.sh"
+
+"$GEN_EVENTS" --events 60000 --seed 9 --users 5000 > events.ndjson
+printf 'not json\n{"no_key":1}\n' >> events.ndjson
+
+# stats: the same loads as a real split, nothing written, the heaviest keys within the bound.
+ks split -k user_id -n 8 -o out -q events.ndjson
+ks stats -k user_id -n 8 --json --top 5 events.ndjson > stats.json
+[ "$(ls | grep -v -e '^out$' -e '^events.ndjson$' -e '^stats.json$' | wc -l)" = 0 ] ||
+  fail "stats wrote files: $(ls)"
+python3 - stats.json out events.ndjson "$KEYSHARD" <<'PY'
+import collections, json, subprocess, sys
+stats = json.load(open(sys.argv[1]))
+out, events, keyshard = sys.argv[2], sys.argv[3], sys.argv[4]
+for p in range(8):
+    lines = open(f"{out}/part-{p:05d}.ndjson", "rb").read().count(b"\n")
+    assert stats["per_partition"][p]["events"] == lines, (p, stats["per_partition"][p], lines)
+assert stats["bad_lines"]["invalid_json"] == 1 and stats["bad_lines"]["missing_key"] == 1, stats
+counts = collections.Counter()
+for line in open(events, "rb"):
+    try:
+        counts[json.loads(line)["user_id"]] += 1
+    except (ValueError, KeyError):
+        pass
+bound = stats["top_keys_error_bound"]
+true_top = [k for k, c in counts.most_common() if c > bound]
+reported = {t["key"]: t["events"] for t in stats["top_keys"]}
+for key in true_top[:5]:
+    assert key in reported, (key, counts[key], bound, reported)
+for key, count in reported.items():
+    assert counts[key] - bound <= count <= counts[key], (key, count, counts[key], bound)
+# The what-if, recomputed: each listed key's events spread evenly over 8 sub-keys.
+loads = [p["events"] for p in stats["per_partition"]]
+def which(keys, n=8):
+    text = "".join(k + "\n" for k in keys)
+    result = subprocess.run([keyshard, "which", "-n", str(n)], input=text.encode(),
+                            capture_output=True, check=True)
+    return [int(x) for x in result.stdout.split()]
+for t in stats["top_keys"]:
+    home = which([t["key"]])[0]
+    moved = min(t["events"], loads[home])
+    loads[home] -= moved
+    for i, p in enumerate(which([t["key"] + "\x1e" + str(i) for i in range(8)])):
+        loads[p] += moved // 8 + (1 if i < moved % 8 else 0)
+skew = max(loads) * len(loads) / sum(loads)
+assert abs(skew - stats["what_if_salted"]["skew"]) < 1e-3, (skew, stats["what_if_salted"])
+PY
+pass "stats agrees with split and an exact count"
+
+# plan: the moved shares of keys and events, for growth and shrink, for every partitioner.
+for sizes in "8 9" "8 12" "12 8" "16 15"; do
+  set -- $sizes
+  ks plan -k user_id --from "$1" --to "$2" --json events.ndjson > plan.json
+  python3 - plan.json events.ndjson "$KEYSHARD" "$1" "$2" <<'PY'
+import collections, json, subprocess, sys
+plan = json.load(open(sys.argv[1]))
+keyshard, before, after = sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+counts = collections.Counter()
+for line in open(sys.argv[2], "rb"):
+    try:
+        counts[json.loads(line)["user_id"]] += 1
+    except (ValueError, KeyError):
+        pass
+keys = list(counts)
+text = "".join(k + "\n" for k in keys).encode()
+def which(hash_name, n):
+    result = subprocess.run([keyshard, "which", "--hash", hash_name, "-n", str(n)], input=text,
+                            capture_output=True, check=True)
+    return [int(x) for x in result.stdout.split()]
+assert plan["distinct_keys"] == len(keys) and plan["events"] == sum(counts.values()), plan
+for figures in plan["partitioners"]:
+    moved = [k for k, a, b in zip(keys, which(figures["hash"], before), which(figures["hash"], after)) if a != b]
+    assert figures["keys_moved"] == len(moved), (figures, len(moved))
+    assert figures["events_moved"] == sum(counts[k] for k in moved), figures
+ideal = abs(after - before) / max(after, before)
+assert abs(plan["ideal_share"] - ideal) < 1e-6, plan
+jump = next(f for f in plan["partitioners"] if f["hash"] == "jump")
+assert abs(jump["keys_moved_share"] - ideal) < 0.03, (jump, ideal)   # jump is near the ideal
+if after == before + 1:
+    murmur = next(f for f in plan["partitioners"] if f["hash"] == "murmur2")
+    assert murmur["keys_moved_share"] > 0.8, murmur                     # modulo moves ~N/(N+1)
+PY
+  pass "plan $1 -> $2"
+done
+ks plan -k user_id --from 8 --to 9 events.ndjson > plan.txt
+expect_contains "$(cat plan.txt)" "Recommendation: jump" "the text report recommends jump"
