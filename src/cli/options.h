@@ -19,6 +19,8 @@ struct SplitOptions {
   // Keys
   std::vector<std::string> keys;
   std::string missing_key = "bad";
+  std::vector<std::string> salts;  // KEY:K
+  std::string salt_by;
   // Partitioning
   uint32_t partitions = 0;
   std::string hash = "murmur2";

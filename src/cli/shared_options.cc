@@ -47,6 +47,17 @@ void add_key_options(CLI::App& app, SplitOptions& o) {
       ->capture_default_str();
 }
 
+void add_salt_options(CLI::App& app, SplitOptions& o) {
+  app.add_option("--salt", o.salts, "Spread KEY over K sub-keys (repeatable)")
+      ->group("Hot keys")
+      ->type_name("KEY:K")
+      ->allow_extra_args(false);
+  app.add_option("--salt-by", o.salt_by,
+                 "Pick the sub-key by a hash of this field\n(default: of the event's position)")
+      ->group("Hot keys")
+      ->type_name("PATH");
+}
+
 void add_partitioning_options(CLI::App& app, SplitOptions& o, bool with_partitions) {
   const std::vector<std::string> hashes(hash_spellings().begin(), hash_spellings().end());
   if (with_partitions) {

@@ -23,6 +23,7 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
 
   add_input_options(*split, o);
   add_key_options(*split, o);
+  add_salt_options(*split, o);
   add_partitioning_options(*split, o);
   auto choice = [](std::vector<std::string> names) {
     return CLI::IsMember(std::move(names)).description("");  // the choices are in the text
@@ -38,7 +39,7 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
   split->add_option("--compress", o.compress, "Compress outputs: zstd or zstd:LEVEL")
       ->group("Output")
       ->type_name("ALGO");
-  split->add_option("--annotate", o.annotate, "Add fields: partition, offset, key\n"
+  split->add_option("--annotate", o.annotate, "Add fields: partition, offset, key, salt\n"
                                               "(e.g. partition,offset)")
       ->group("Output")
       ->type_name("FIELDS");

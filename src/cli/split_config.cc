@@ -101,14 +101,41 @@ Status parse_annotate(const std::string& text, RunConfig& config) {
       config.annotate_offset = true;
     } else if (field == "key") {
       config.annotate_key = true;
+    } else if (field == "salt") {
+      config.annotate_salt = true;
     } else {
       return usage("invalid --annotate field \"" + field +
-                   "\": use partition, offset, key, or several joined by commas");
+                   "\": use partition, offset, key, salt, or several joined by commas");
     }
     start = comma + 1;
   }
   if (config.keys.format != InputFormat::kJson) {
     return usage("--annotate adds JSON fields, so it needs --format json");
+  }
+  return {};
+}
+
+Status parse_salts(const SplitOptions& options, RunConfig& config) {
+  for (const std::string& text : options.salts) {
+    const size_t colon = text.rfind(':');
+    uint32_t sub_keys = 0;
+    if (colon != std::string::npos && colon > 0) {
+      const char* first = text.data() + colon + 1;
+      const char* last = text.data() + text.size();
+      const auto [end, error] = std::from_chars(first, last, sub_keys);
+      if (error == std::errc() && end == last && sub_keys >= 2 && sub_keys <= 4096) {
+        config.salts.emplace_back(text.substr(0, colon), sub_keys);
+        continue;
+      }
+    }
+    return usage("invalid --salt \"" + text + "\": give KEY:K with K from 2 to 4096, e.g. " +
+                 "--salt user_celebrity:8");
+  }
+  if (!options.salt_by.empty()) {
+    if (config.keys.format != InputFormat::kJson) return usage("--salt-by needs --format json");
+    KeyPath path;
+    if (Status status = parse_key_path(options.salt_by, path); !status) return status;
+    config.salt_by = std::move(path);
   }
   return {};
 }
@@ -189,6 +216,7 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
   config.partitions = options.partitions;
   config.threads = options.threads != 0 ? options.threads
                                         : std::max(1u, std::thread::hardware_concurrency());
+  if (Status status = parse_salts(options, config); !status) return status;
   return parse_missing_key(options.missing_key, config);
 }
 

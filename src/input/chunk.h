@@ -15,6 +15,12 @@ namespace keyshard {
 
 /// Where a line goes: a partition number, or one of these.
 inline constexpr uint32_t kToBadLine = UINT32_MAX;
+inline constexpr uint32_t kToSaltedPending = UINT32_MAX - 1;  // decided by the salt sequencer
+
+struct PendingSalt {
+  uint32_t line;  // a line whose key is salted round-robin
+  uint32_t salt;  // its --salt entry
+};
 
 struct BadLine {
   uint32_t line;  // index of the line within the chunk
@@ -40,6 +46,9 @@ struct Chunk {
   std::vector<uint32_t> group_begin;    // partition p's lines are order[group_begin[p]..[p+1])
   std::vector<BadLine> bad_lines;       // in line order
   uint32_t missing_key_routed = 0;      // lines without a key sent to --missing-key partition:P
+  std::vector<uint64_t> salted_events;  // per --salt entry: events of that key in this chunk
+  std::vector<PendingSalt> pending_salts;  // in line order, for the salt sequencer
+  std::vector<int32_t> salt_of_line;    // --annotate salt only: the sub-key of line i, or -1
   // With --annotate key only: the key bytes of every line, line i's ending at key_ends[i].
   std::string keys;
   std::vector<uint32_t> key_ends;

@@ -36,6 +36,10 @@ void RunStats::merge(const RunStats& other) {
   skipped += other.skipped;
   missing_key_routed += other.missing_key_routed;
   for (size_t i = 0; i < bad_by_reason.size(); ++i) bad_by_reason[i] += other.bad_by_reason[i];
+  if (salted_events.size() < other.salted_events.size()) {
+    salted_events.resize(other.salted_events.size());
+  }
+  for (size_t i = 0; i < other.salted_events.size(); ++i) salted_events[i] += other.salted_events[i];
   if (partition_events.size() < other.partition_events.size()) {
     partition_events.resize(other.partition_events.size());
     partition_bytes.resize(other.partition_bytes.size());

@@ -23,7 +23,8 @@ struct RunStats {
   std::vector<uint64_t> partition_bytes;   // bytes written, before compression
   std::vector<std::string> inputs;
   double elapsed_seconds = 0;
-  HeavyHitters heavy_hitters{256};  // the routers' summaries, merged at the end of the run
+  HeavyHitters heavy_hitters{256};
+  std::vector<uint64_t> salted_events;     // per --salt entry  // the routers' summaries, merged at the end of the run
 
   explicit RunStats(uint32_t partitions = 0)
       : partition_events(partitions, 0), partition_bytes(partitions, 0) {}

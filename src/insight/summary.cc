@@ -71,6 +71,12 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
     fmt::format_to(it, "  without a key, sent to partition {}: {}\n",
                    *config.missing_key_partition, with_commas(stats.missing_key_routed));
   }
+  for (size_t i = 0; i < stats.salted_events.size() && i < config.salts.size(); ++i) {
+    std::string key;
+    append_json_string(key, config.salts[i].first);
+    fmt::format_to(it, "  salted {} over {} sub-keys: {} events\n", key, config.salts[i].second,
+                   with_commas(stats.salted_events[i]));
+  }
   fmt::format_to(it, "  partitions {} ({})  skew {:.2f} events, {:.2f} bytes (max/mean)\n",
                  config.partitions, hash_name(config.hash), stats.skew(), stats.byte_skew());
   const auto& events = stats.partition_events;
@@ -138,6 +144,14 @@ std::string format_summary_json(const RunStats& stats, const RunConfig& config) 
                    share(top[i].count, stats.heavy_hitters.total()) / 100.0);
   }
   out += top.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"salted\": [";
+  for (size_t i = 0; i < stats.salted_events.size() && i < config.salts.size(); ++i) {
+    out += i ? ",\n    {\"key\": " : "\n    {\"key\": ";
+    append_json_string(out, config.salts[i].first);
+    fmt::format_to(it, ", \"sub_keys\": {}, \"events\": {}}}", config.salts[i].second,
+                   stats.salted_events[i]);
+  }
+  out += stats.salted_events.empty() ? "],\n" : "\n  ],\n";
   out += "  \"per_partition\": [\n";
   for (uint32_t p = 0; p < config.partitions; ++p) {
     fmt::format_to(it, "    {{\"partition\": {}, \"events\": {}, \"bytes\": {}}}{}\n", p,

@@ -175,6 +175,10 @@ Status PartitionOwner::append_event(const Chunk& chunk, uint32_t line_index, uin
       fmt::format_to(out, "{}\"_offset\":{}", separator, offset);
       separator = ",";
     }
+    if (config_.annotate_salt && chunk.salt_of_line[line_index] >= 0) {
+      fmt::format_to(out, "{}\"_salt\":{}", separator, chunk.salt_of_line[line_index]);
+      separator = ",";
+    }
     if (config_.annotate_key) {
       const std::string_view key = chunk.key(line_index);
       annotated_ += separator;
@@ -253,6 +257,10 @@ Status PartitionOwner::apply(const Chunk& chunk) {
   if (writes_dead_letters()) {
     stats_.lines_read += chunk.destinations.size();
     stats_.missing_key_routed += chunk.missing_key_routed;
+    stats_.salted_events.resize(chunk.salted_events.size());
+    for (size_t i = 0; i < chunk.salted_events.size(); ++i) {
+      stats_.salted_events[i] += chunk.salted_events[i];
+    }
     if (Status status = handle_bad_lines(chunk); !status) return status;
   }
   if (chunk.stop_at_line != UINT32_MAX) {

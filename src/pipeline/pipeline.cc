@@ -15,6 +15,7 @@
 #include "input/chunk_reader.h"
 #include "pipeline/partition_owner.h"
 #include "pipeline/router.h"
+#include "pipeline/salt_sequencer.h"
 #include "sinks/exec_collector.h"
 
 namespace keyshard {
@@ -23,13 +24,15 @@ namespace {
 struct Slot {
   Chunk* chunk = nullptr;
   bool routed = false;
+  bool sequenced = false;  // routed, and its round-robin salting settled (if any)
   unsigned owners_left = 0;
 };
 
 class Scheduler {
  public:
-  explicit Scheduler(unsigned workers)
+  Scheduler(unsigned workers, SaltSequencer* sequencer)
       : workers_(workers),
+        sequencer_(sequencer),
         pool_(4 + 2 * workers),
         slots_(pool_.size()),
         next_to_apply_(workers, 0) {
@@ -56,7 +59,7 @@ class Scheduler {
   void publish(Chunk* chunk) {
     std::lock_guard lock(mutex_);
     Slot& slot = slots_[chunk->sequence % slots_.size()];
-    slot = Slot{chunk, false, workers_};
+    slot = Slot{chunk, false, false, workers_};
     to_route_.push_back(chunk);
     ++published_;
     changed_.notify_all();
@@ -76,7 +79,8 @@ class Scheduler {
       const uint64_t next = next_to_apply_[worker];
       if (next > stop_after_) return;  // a failure stopped the run at an earlier chunk
       Slot& slot = slots_[next % slots_.size()];
-      if (next < published_ && slot.routed) {
+      Slot& unsequenced = slots_[next_to_sequence_ % slots_.size()];
+      if (next < published_ && slot.sequenced) {
         Chunk* chunk = slot.chunk;
         lock.unlock();
         Status status = owner.apply(*chunk);
@@ -91,13 +95,26 @@ class Scheduler {
           free_.push_back(chunk);
         }
         changed_.notify_all();
+      } else if (!sequencing_ && next_to_sequence_ < published_ && unsequenced.routed &&
+                 !unsequenced.sequenced) {
+        // Only with round-robin salting: one worker at a time, chunks in sequence order.
+        sequencing_ = true;
+        lock.unlock();
+        sequencer_->sequence(*unsequenced.chunk);
+        lock.lock();
+        unsequenced.sequenced = true;
+        ++next_to_sequence_;
+        sequencing_ = false;
+        changed_.notify_all();
       } else if (!to_route_.empty() && to_route_.front()->sequence <= stop_after_) {
         Chunk* chunk = to_route_.front();
         to_route_.pop_front();
         lock.unlock();
         router.route(*chunk);
         lock.lock();
-        slots_[chunk->sequence % slots_.size()].routed = true;
+        Slot& routed = slots_[chunk->sequence % slots_.size()];
+        routed.routed = true;
+        if (sequencer_ == nullptr) routed.sequenced = true;
         changed_.notify_all();
       } else if (input_done_ && next == published_) {
         return;
@@ -134,6 +151,7 @@ class Scheduler {
 
  private:
   const unsigned workers_;
+  SaltSequencer* const sequencer_;  // null without round-robin salting
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<Chunk> pool_;
@@ -143,6 +161,8 @@ class Scheduler {
   std::vector<Slot> slots_;  // chunk with sequence s sits at s % size while in flight
   std::vector<uint64_t> next_to_apply_;  // per worker: the next sequence its owner applies
   uint64_t published_ = 0;
+  uint64_t next_to_sequence_ = 0;
+  bool sequencing_ = false;
   bool input_done_ = false;
   bool stopping_ = false;                 // no more input wanted
   uint64_t stop_after_ = UINT64_MAX;      // the last chunk any owner may apply
@@ -156,7 +176,9 @@ RunResult run_pipeline(const RunConfig& config) {
   const auto started = std::chrono::steady_clock::now();
   const unsigned workers = std::max(1u, config.threads);
   RunResult result{{}, RunStats(config.partitions)};
-  Scheduler scheduler(workers);
+  std::unique_ptr<SaltSequencer> sequencer;
+  if (!config.salts.empty()) sequencer = std::make_unique<SaltSequencer>(config);
+  Scheduler scheduler(workers, sequencer.get());
 
   // With --exec, one thread collects what the children print.
   std::unique_ptr<ExecCollector> collector;

@@ -2,6 +2,10 @@
 
 #include "input/line_index.h"
 
+#include <xxhash.h>
+
+#include <optional>
+
 
 namespace keyshard {
 namespace {
@@ -18,7 +22,30 @@ bool ends_with_brace(std::string_view line) {
 }  // namespace
 
 Router::Router(const RunConfig& config)
-    : config_(config), extractor_(config.keys), partitioner_(config.hash, config.partitions) {}
+    : config_(config), extractor_(config.keys), partitioner_(config.hash, config.partitions) {
+  for (size_t i = 0; i < config.salts.size(); ++i) salt_index_.emplace(config.salts[i].first, i);
+  if (config.salt_by) salt_by_ = std::make_unique<JsonPathWalker>(std::span(&*config.salt_by, 1));
+}
+
+uint32_t Router::salted_partition(Chunk& chunk, size_t line, std::string_view key,
+                                  size_t salt, size_t readable) {
+  // With --salt-by, the sub-key is a hash of that field (an event without it counts as
+  // round-robin); otherwise the salt sequencer deals the key's events out round-robin, in
+  // input order. Either way reruns and resumes place every event the same way.
+  ++chunk.salted_events[salt];
+  std::optional<Extraction> by;
+  if (salt_by_) by = salt_by_->extract(chunk.line(line), readable);
+  if (!by || !by->ok) {
+    chunk.pending_salts.push_back(PendingSalt{static_cast<uint32_t>(line),
+                                              static_cast<uint32_t>(salt)});
+    return kToSaltedPending;
+  }
+  const uint64_t hash = XXH3_64bits(by->key.data(), by->key.size());
+  const uint32_t sub_keys = config_.salts[salt].second;
+  last_sub_key_ = static_cast<int32_t>(hash % sub_keys);
+  salted_key(key, static_cast<uint32_t>(last_sub_key_), sub_key_);
+  return partitioner_.partition_of(sub_key_);
+}
 
 void Router::route(Chunk& chunk) {
   index_lines(chunk.data.get(), chunk.size, chunk.line_starts);
@@ -29,6 +56,9 @@ void Router::route(Chunk& chunk) {
   chunk.missing_key_routed = 0;
   chunk.keys.clear();
   if (config_.annotate_key) chunk.key_ends.resize(lines);
+  chunk.salted_events.assign(config_.salts.size(), 0);
+  chunk.pending_salts.clear();
+  if (config_.annotate_salt) chunk.salt_of_line.assign(lines, -1);
   const size_t readable_end = chunk.capacity + kLinePadding;
 
   for (size_t i = 0; i < lines; ++i) {
@@ -39,7 +69,13 @@ void Router::route(Chunk& chunk) {
       extraction = bad_line(BadReason::kInvalidJson, "no closing brace to annotate");
     }
     if (extraction.ok) {
-      chunk.destinations[i] = partitioner_.partition_of(extraction.key);
+      last_sub_key_ = -1;
+      const auto salted = salt_index_.empty() ? salt_index_.end() : salt_index_.find(extraction.key);
+      chunk.destinations[i] =
+          salted == salt_index_.end()
+              ? partitioner_.partition_of(extraction.key)
+              : salted_partition(chunk, i, extraction.key, salted->second, readable);
+      if (config_.annotate_salt) chunk.salt_of_line[i] = last_sub_key_;
       heavy_hitters_.add(extraction.key, HeavyHitters::key_hash(extraction.key));
       if (config_.annotate_key) chunk.keys.append(extraction.key);
     } else if (extraction.reason == BadReason::kMissingKey && config_.missing_key_partition) {
@@ -58,22 +94,24 @@ void Router::route(Chunk& chunk) {
     }
     if (config_.annotate_key) chunk.key_ends[i] = static_cast<uint32_t>(chunk.keys.size());
   }
-  if (!config_.ordered_stdout()) group_by_partition(chunk);
+  // Round-robin salting is settled in input order by the salt sequencer, which groups after.
+  if (!config_.ordered_stdout() && chunk.pending_salts.empty()) {
+    group_by_partition(chunk, config_.partitions, cursor_);
+  }
 }
 
-void Router::group_by_partition(Chunk& chunk) {
-  const uint32_t partitions = config_.partitions;
+void group_by_partition(Chunk& chunk, uint32_t partitions, std::vector<uint32_t>& cursor) {
   chunk.group_begin.assign(partitions + 1, 0);
   for (uint32_t destination : chunk.destinations) {
-    if (destination != kToBadLine) ++chunk.group_begin[destination + 1];
+    if (destination < partitions) ++chunk.group_begin[destination + 1];
   }
   for (uint32_t p = 0; p < partitions; ++p) chunk.group_begin[p + 1] += chunk.group_begin[p];
-  cursor_.assign(chunk.group_begin.begin(), chunk.group_begin.end() - 1);
+  cursor.assign(chunk.group_begin.begin(), chunk.group_begin.end() - 1);
   chunk.order.resize(chunk.group_begin[partitions]);
   const auto count = static_cast<uint32_t>(chunk.destinations.size());
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t destination = chunk.destinations[i];
-    if (destination != kToBadLine) chunk.order[cursor_[destination]++] = i;
+    if (destination < partitions) chunk.order[cursor[destination]++] = i;
   }
 }
 

@@ -3,6 +3,10 @@
 // partition). Routers run in parallel on different chunks; each owns its extractor.
 #pragma once
 
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "hash/partitioner.h"
@@ -12,6 +16,10 @@
 #include "pipeline/run_config.h"
 
 namespace keyshard {
+
+/// Fills order and group_begin from the destinations (a counting sort that keeps input order
+/// within each partition); `cursor` is scratch.
+void group_by_partition(Chunk& chunk, uint32_t partitions, std::vector<uint32_t>& cursor);
 
 class Router {
  public:
@@ -24,13 +32,19 @@ class Router {
   const HeavyHitters& heavy_hitters() const { return heavy_hitters_; }
 
  private:
-  void group_by_partition(Chunk& chunk);
+  /// The partition of an event whose key is salted (--salt): that of one of its sub-keys.
+  uint32_t salted_partition(Chunk& chunk, size_t line, std::string_view key, size_t salt,
+                            size_t readable);
 
   const RunConfig& config_;
   KeyExtractor extractor_;
   Partitioner partitioner_;
   std::vector<uint32_t> cursor_;  // scratch for the counting sort
   HeavyHitters heavy_hitters_{256};
+  std::unordered_map<std::string_view, size_t> salt_index_;  // salted key -> its --salt entry
+  std::unique_ptr<JsonPathWalker> salt_by_;                  // --salt-by FIELD
+  std::string sub_key_;
+  int32_t last_sub_key_ = -1;         // the sub-key of the line just routed, or -1
 };
 
 }  // namespace keyshard

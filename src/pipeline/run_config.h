@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hash/partitioner.h"
@@ -27,6 +28,10 @@ struct RunConfig {
   uint32_t partitions = 1;
   unsigned threads = 1;
 
+  // Hot keys: each salted key is spread over its number of sub-keys (see salted_key()).
+  std::vector<std::pair<std::string, uint32_t>> salts;
+  std::optional<KeyPath> salt_by;  // the sub-key comes from a hash of this field, not the position
+
   // Output
   bool to_stdout = false;
   std::string output_dir;
@@ -35,6 +40,7 @@ struct RunConfig {
   bool annotate_partition = false;
   bool annotate_offset = false;
   bool annotate_key = false;
+  bool annotate_salt = false;
   bool force = false;
 
   // Processing: a child process per partition (or per worker) instead of writing directly
@@ -51,7 +57,9 @@ struct RunConfig {
   bool quiet = false;
   bool dry_run = false;  // stats: route and count everything, write nothing
 
-  bool annotate() const { return annotate_partition || annotate_offset || annotate_key; }
+  bool annotate() const {
+    return annotate_partition || annotate_offset || annotate_key || annotate_salt;
+  }
   bool exec() const { return !exec_command.empty(); }
   /// -o - without --exec: one stream, every event in global input order.
   bool ordered_stdout() const { return to_stdout && !exec(); }
