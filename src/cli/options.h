@@ -21,6 +21,7 @@ struct SplitOptions {
   std::string missing_key = "bad";
   std::vector<std::string> salts;  // KEY:K
   std::string salt_by;
+  std::string hot_keys;  // auto[:SHARE]
   // Partitioning
   uint32_t partitions = 0;
   std::string hash = "murmur2";

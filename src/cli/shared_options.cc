@@ -56,6 +56,10 @@ void add_salt_options(CLI::App& app, SplitOptions& o) {
                  "Pick the sub-key by a hash of this field\n(default: of the event's position)")
       ->group("Hot keys")
       ->type_name("PATH");
+  app.add_option("--hot-keys", o.hot_keys,
+                 "auto[:SHARE]: salt any key whose share of\nevents passes SHARE (default 2%)")
+      ->group("Hot keys")
+      ->type_name("MODE");
 }
 
 void add_partitioning_options(CLI::App& app, SplitOptions& o, bool with_partitions) {

@@ -131,6 +131,25 @@ Status parse_salts(const SplitOptions& options, RunConfig& config) {
     return usage("invalid --salt \"" + text + "\": give KEY:K with K from 2 to 4096, e.g. " +
                  "--salt user_celebrity:8");
   }
+  if (!options.hot_keys.empty()) {
+    double share = 0.02;
+    bool good = options.hot_keys == "auto";
+    if (!good && options.hot_keys.starts_with("auto:")) {
+      std::string number = options.hot_keys.substr(5);
+      const bool percent = !number.empty() && number.back() == '%';
+      if (percent) number.pop_back();
+      const auto [end, error] =
+          std::from_chars(number.data(), number.data() + number.size(), share);
+      if (percent) share /= 100;
+      good = error == std::errc() && end == number.data() + number.size() && share > 0 &&
+             share < 1;
+    }
+    if (!good) {
+      return usage("invalid --hot-keys \"" + options.hot_keys +
+                   "\": use auto, or auto:SHARE such as auto:5% or auto:0.05");
+    }
+    config.hot_keys_share = share;
+  }
   if (!options.salt_by.empty()) {
     if (config.keys.format != InputFormat::kJson) return usage("--salt-by needs --format json");
     KeyPath path;

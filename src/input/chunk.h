@@ -48,6 +48,7 @@ struct Chunk {
   uint32_t missing_key_routed = 0;      // lines without a key sent to --missing-key partition:P
   std::vector<uint64_t> salted_events;  // per --salt entry: events of that key in this chunk
   std::vector<PendingSalt> pending_salts;  // in line order, for the salt sequencer
+  std::vector<uint64_t> key_hashes;  // --hot-keys auto: per line, the key's hash (0: no key)
   std::vector<int32_t> salt_of_line;    // --annotate salt only: the sub-key of line i, or -1
   // With --annotate key only: the key bytes of every line, line i's ending at key_ends[i].
   std::string keys;

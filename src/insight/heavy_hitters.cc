@@ -32,6 +32,14 @@ HeavyHitters::Slot* HeavyHitters::find(uint64_t hash) {
   }
 }
 
+uint64_t HeavyHitters::count_of(uint64_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    if (slots_[i].count == 0) return 0;
+    if (slots_[i].hash == hash) return slots_[i].count;
+  }
+}
+
 void HeavyHitters::insert(std::string_view key, uint64_t hash, uint64_t count,
                           size_t true_length) {
   const size_t mask = slots_.size() - 1;

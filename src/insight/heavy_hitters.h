@@ -33,6 +33,8 @@ class HeavyHitters {
   std::vector<Entry> top(size_t limit) const;
 
   uint64_t total() const { return total_; }
+  /// The count of the key with this hash (0 when it is not in the summary).
+  uint64_t count_of(uint64_t hash) const;
   /// How far below the true count any reported count may be: N / (m + 1).
   uint64_t error_bound() const { return total_ / (counters_ + 1); }
 

@@ -12,6 +12,15 @@
 
 namespace keyshard {
 
+/// A key --hot-keys auto decided to salt: from which event on, and over how many sub-keys.
+struct HotKeyDecision {
+  std::string key;
+  uint32_t input = 0;
+  uint64_t offset = 0;    // byte offset of the first salted event in that input
+  uint32_t sub_keys = 0;
+  uint64_t events = 0;    // events salted
+};
+
 struct RunStats {
   uint64_t lines_read = 0;
   uint64_t bytes_read = 0;
@@ -24,7 +33,8 @@ struct RunStats {
   std::vector<std::string> inputs;
   double elapsed_seconds = 0;
   HeavyHitters heavy_hitters{256};
-  std::vector<uint64_t> salted_events;     // per --salt entry  // the routers' summaries, merged at the end of the run
+  std::vector<uint64_t> salted_events;     // per --salt entry
+  std::vector<HotKeyDecision> hot_key_decisions;  // the routers' summaries, merged at the end of the run
 
   explicit RunStats(uint32_t partitions = 0)
       : partition_events(partitions, 0), partition_bytes(partitions, 0) {}

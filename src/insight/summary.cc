@@ -77,6 +77,13 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
     fmt::format_to(it, "  salted {} over {} sub-keys: {} events\n", key, config.salts[i].second,
                    with_commas(stats.salted_events[i]));
   }
+  for (const HotKeyDecision& decision : stats.hot_key_decisions) {
+    std::string key;
+    append_json_string(key, decision.key);
+    fmt::format_to(it, "  hot key {} salted over {} sub-keys from {} byte {}: {} events\n", key,
+                   decision.sub_keys, stats.inputs.at(decision.input), decision.offset,
+                   with_commas(decision.events));
+  }
   fmt::format_to(it, "  partitions {} ({})  skew {:.2f} events, {:.2f} bytes (max/mean)\n",
                  config.partitions, hash_name(config.hash), stats.skew(), stats.byte_skew());
   const auto& events = stats.partition_events;
@@ -152,6 +159,17 @@ std::string format_summary_json(const RunStats& stats, const RunConfig& config) 
                    stats.salted_events[i]);
   }
   out += stats.salted_events.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"hot_keys_salted\": [";
+  for (size_t i = 0; i < stats.hot_key_decisions.size(); ++i) {
+    const HotKeyDecision& decision = stats.hot_key_decisions[i];
+    out += i ? ",\n    {\"key\": " : "\n    {\"key\": ";
+    append_json_string(out, decision.key);
+    out += ", \"input\": ";
+    append_json_string(out, stats.inputs.at(decision.input));
+    fmt::format_to(it, ", \"offset\": {}, \"sub_keys\": {}, \"events\": {}}}", decision.offset,
+                   decision.sub_keys, decision.events);
+  }
+  out += stats.hot_key_decisions.empty() ? "],\n" : "\n  ],\n";
   out += "  \"per_partition\": [\n";
   for (uint32_t p = 0; p < config.partitions; ++p) {
     fmt::format_to(it, "    {{\"partition\": {}, \"events\": {}, \"bytes\": {}}}{}\n", p,

@@ -177,7 +177,7 @@ RunResult run_pipeline(const RunConfig& config) {
   const unsigned workers = std::max(1u, config.threads);
   RunResult result{{}, RunStats(config.partitions)};
   std::unique_ptr<SaltSequencer> sequencer;
-  if (!config.salts.empty()) sequencer = std::make_unique<SaltSequencer>(config);
+  if (config.sequenced_salting()) sequencer = std::make_unique<SaltSequencer>(config);
   Scheduler scheduler(workers, sequencer.get());
 
   // With --exec, one thread collects what the children print.
@@ -237,6 +237,7 @@ RunResult run_pipeline(const RunConfig& config) {
     result.stats.merge(owners[w]->stats());
   }
   for (const auto& router : routers) result.stats.heavy_hitters.merge(router->heavy_hitters());
+  if (sequencer) result.stats.hot_key_decisions = sequencer->decisions();
   result.stats.bytes_read = reader.bytes_read();
   result.stats.inputs = reader.input_names();
   result.stats.elapsed_seconds =

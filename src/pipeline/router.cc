@@ -58,6 +58,7 @@ void Router::route(Chunk& chunk) {
   if (config_.annotate_key) chunk.key_ends.resize(lines);
   chunk.salted_events.assign(config_.salts.size(), 0);
   chunk.pending_salts.clear();
+  if (config_.hot_keys_share) chunk.key_hashes.assign(lines, 0);
   if (config_.annotate_salt) chunk.salt_of_line.assign(lines, -1);
   const size_t readable_end = chunk.capacity + kLinePadding;
 
@@ -76,7 +77,9 @@ void Router::route(Chunk& chunk) {
               ? partitioner_.partition_of(extraction.key)
               : salted_partition(chunk, i, extraction.key, salted->second, readable);
       if (config_.annotate_salt) chunk.salt_of_line[i] = last_sub_key_;
-      heavy_hitters_.add(extraction.key, HeavyHitters::key_hash(extraction.key));
+      const uint64_t key_hash = HeavyHitters::key_hash(extraction.key);
+      heavy_hitters_.add(extraction.key, key_hash);
+      if (config_.hot_keys_share) chunk.key_hashes[i] = key_hash;
       if (config_.annotate_key) chunk.keys.append(extraction.key);
     } else if (extraction.reason == BadReason::kMissingKey && config_.missing_key_partition) {
       chunk.destinations[i] = *config_.missing_key_partition;
@@ -95,7 +98,7 @@ void Router::route(Chunk& chunk) {
     if (config_.annotate_key) chunk.key_ends[i] = static_cast<uint32_t>(chunk.keys.size());
   }
   // Round-robin salting is settled in input order by the salt sequencer, which groups after.
-  if (!config_.ordered_stdout() && chunk.pending_salts.empty()) {
+  if (!config_.ordered_stdout() && !config_.sequenced_salting()) {
     group_by_partition(chunk, config_.partitions, cursor_);
   }
 }

@@ -31,6 +31,8 @@ struct RunConfig {
   // Hot keys: each salted key is spread over its number of sub-keys (see salted_key()).
   std::vector<std::pair<std::string, uint32_t>> salts;
   std::optional<KeyPath> salt_by;  // the sub-key comes from a hash of this field, not the position
+  std::optional<double> hot_keys_share;  // --hot-keys auto[:SHARE]: salt keys above this share
+  uint64_t hot_keys_warmup = 10000;      // ... once this many events have been seen
 
   // Output
   bool to_stdout = false;
@@ -61,6 +63,8 @@ struct RunConfig {
     return annotate_partition || annotate_offset || annotate_key || annotate_salt;
   }
   bool exec() const { return !exec_command.empty(); }
+  /// Whether chunks pass through the salt sequencer (round-robin or automatic salting).
+  bool sequenced_salting() const { return !salts.empty() || hot_keys_share.has_value(); }
   /// -o - without --exec: one stream, every event in global input order.
   bool ordered_stdout() const { return to_stdout && !exec(); }
 };

@@ -5,19 +5,59 @@
 namespace keyshard {
 
 SaltSequencer::SaltSequencer(const RunConfig& config)
-    : config_(config), partitioner_(config.hash, config.partitions), dealt_(config.salts.size()) {}
+    : config_(config), partitioner_(config.hash, config.partitions), dealt_(config.salts.size()) {
+  if (config.hot_keys_share) extractor_ = std::make_unique<KeyExtractor>(config.keys);
+}
+
+uint32_t SaltSequencer::deal(std::string_view key, uint32_t sub_keys, uint64_t& dealt,
+                             int32_t& index) {
+  index = static_cast<int32_t>(dealt++ % sub_keys);
+  salted_key(key, static_cast<uint32_t>(index), sub_key_);
+  return partitioner_.partition_of(sub_key_);
+}
+
+void SaltSequencer::detect_hot_keys(Chunk& chunk) {
+  const double share = *config_.hot_keys_share;
+  const size_t readable_end = chunk.capacity + kLinePadding;
+  for (size_t i = 0; i < chunk.key_hashes.size(); ++i) {
+    const uint64_t hash = chunk.key_hashes[i];
+    if (hash == 0 || chunk.destinations[i] == kToSaltedPending) continue;  // no key, or --salt
+    if (auto known = automatic_.find(hash); known != automatic_.end()) {
+      // A key salted automatically: deal it round-robin from now on.
+      const Extraction extraction =
+          extractor_->extract(chunk.line(i), readable_end - chunk.line_starts[i]);
+      HotKeyDecision& decision = decisions_[known->second];
+      int32_t index = -1;
+      chunk.destinations[i] = deal(extraction.key, decision.sub_keys,
+                                   automatic_dealt_[known->second], index);
+      ++decision.events;
+      if (config_.annotate_salt) chunk.salt_of_line[i] = index;
+      continue;
+    }
+    shares_.add({}, hash);
+    if (shares_.total() < config_.hot_keys_warmup) continue;
+    // The summary's count is a lower bound: a key is salted only once it surely crossed.
+    const auto count = shares_.count_of(hash);
+    if (static_cast<double>(count) < share * static_cast<double>(shares_.total())) continue;
+    const Extraction extraction =
+        extractor_->extract(chunk.line(i), readable_end - chunk.line_starts[i]);
+    automatic_.emplace(hash, decisions_.size());
+    automatic_dealt_.push_back(0);
+    const uint64_t next_offset = chunk.input_offset + chunk.line_starts[i + 1];
+    decisions_.push_back(HotKeyDecision{std::string(extraction.key), chunk.input, next_offset,
+                                        config_.partitions, 0});
+  }
+}
 
 void SaltSequencer::sequence(Chunk& chunk) {
+  if (config_.hot_keys_share) detect_hot_keys(chunk);  // first: it skips --salt keys' lines
   for (const PendingSalt& pending : chunk.pending_salts) {
     const auto& [key, sub_keys] = config_.salts[pending.salt];
-    const auto index = static_cast<uint32_t>(dealt_[pending.salt]++ % sub_keys);
-    salted_key(key, index, sub_key_);
-    chunk.destinations[pending.line] = partitioner_.partition_of(sub_key_);
-    if (config_.annotate_salt) chunk.salt_of_line[pending.line] = static_cast<int32_t>(index);
+    int32_t index = -1;
+    chunk.destinations[pending.line] = deal(key, sub_keys, dealt_[pending.salt], index);
+    if (config_.annotate_salt) chunk.salt_of_line[pending.line] = index;
   }
-  if (!config_.ordered_stdout() && !chunk.pending_salts.empty()) {
-    group_by_partition(chunk, config_.partitions, cursor_);
-  }
+  if (!config_.ordered_stdout()) group_by_partition(chunk, config_.partitions, cursor_);
 }
 
 }  // namespace keyshard

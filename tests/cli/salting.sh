@@ -64,3 +64,27 @@ expect_contains "$ERR" "KEY:K" "hint"
 ks split -k user_id -n 8 --salt user_celebrity:8 -o summary -q events.ndjson
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["salted"][0]["key"] == "user_celebrity" and s["salted"][0]["events"] > 0, s["salted"]' summary/keyshard-summary.json
 pass "summary reports salting"
+
+# --hot-keys auto: the heavy keys are found and salted from then on; the skew falls below 1.2,
+# and the decisions are the same whatever the threads or the chunking.
+"$GEN_EVENTS" --events 1000000 --seed 1 > zipf.ndjson  # a prefix of the benchmark data
+ks split -k user_id -n 8 -o unsalted -q zipf.ndjson
+ks split -k user_id -n 8 -j 2 --hot-keys auto -o auto -q zipf.ndjson
+ks split -k user_id -n 8 -j 1 --chunk-size 50KiB --hot-keys auto -o auto-again -q zipf.ndjson
+for f in auto/part-*.ndjson; do expect_same_file "auto-again/$(basename "$f")" "$f" "repeatable --hot-keys auto"; done
+python3 - unsalted auto <<'PY'
+import json, sys
+before = json.load(open(f"{sys.argv[1]}/keyshard-summary.json"))
+after = json.load(open(f"{sys.argv[2]}/keyshard-summary.json"))
+assert before["skew"] > 1.2, before["skew"]
+assert after["skew"] < 1.2, after["skew"]
+salted = {d["key"] for d in after["hot_keys_salted"]}
+assert "user_celebrity" in salted, after["hot_keys_salted"]
+for top in after["top_keys"]:
+    if top["share"] > 0.02 + after["top_keys_error_bound"] / after["events_written"]:
+        assert top["key"] in salted, (top, salted)
+print(f"skew {before['skew']:.2f} -> {after['skew']:.2f}, salted {sorted(salted)}")
+PY
+pass "--hot-keys auto"
+run_status ks split -k user_id -n 8 --hot-keys sometimes -o bad2 zipf.ndjson
+expect_eq "$STATUS" 2 "bad --hot-keys"
