@@ -3,17 +3,24 @@
 # package. tests/cli/docs_sync.sh fails when the flags here and those of --help drift apart.
 
 _keyshard_top_flags='-h --help -V --version'
-_keyshard_commands='split which'
+_keyshard_commands='split stats plan which'
 
-# Every flag of each subcommand; those that take a value are repeated in _keyshard_takes_value.
-_keyshard_split_flags='-h --help
-  --format --delimiter --no-validate --max-line-size
-  -k --key --missing-key
+# Every flag of each subcommand; those that take a value are listed in _keyshard_takes_value.
+# split, stats and plan share the input and key options; split and stats share partitioning.
+_keyshard_input_key_flags='--format --delimiter --no-validate --max-line-size
+  -k --key --missing-key'
+_keyshard_split_flags="-h --help $_keyshard_input_key_flags
+  --salt --salt-by --hot-keys
   -n --partitions --hash -j --threads
   -o --output --name --compress --annotate --force
   --exec --exec-per --allow-early-exit
   --on-bad --dead-letter
-  -q --quiet'
+  -q --quiet"
+_keyshard_stats_flags="-h --help $_keyshard_input_key_flags
+  -n --partitions --hash -j --threads
+  --top --what-if-salt --json"
+_keyshard_plan_flags="-h --help $_keyshard_input_key_flags
+  --from --to --json"
 _keyshard_which_flags='-h --help -n --partitions --hash'
 
 _keyshard_hashes='murmur2 kafka crc32 consistent fnv1a md5 xxh3 jump'
@@ -21,11 +28,19 @@ _keyshard_hashes='murmur2 kafka crc32 consistent fnv1a md5 xxh3 jump'
 # True when the flag $2 of subcommand $1 takes a value (the next word, or after '=').
 _keyshard_takes_value() {
   case $1:$2 in
-    split:--format | split:--delimiter | split:--max-line-size | split:-k | split:--key | \
-      split:--missing-key | split:-n | split:--partitions | split:--hash | split:-j | \
-      split:--threads | split:-o | split:--output | split:--name | split:--compress | \
-      split:--annotate | split:--on-bad | split:--dead-letter | split:--exec | \
-      split:--exec-per | \
+    split:* | stats:* | plan:*)
+      case $2 in
+        --format | --delimiter | --max-line-size | -k | --key | --missing-key) return 0 ;;
+      esac ;;
+  esac
+  case $1:$2 in
+    split:-n | split:--partitions | split:--hash | split:-j | split:--threads | \
+      split:--salt | split:--salt-by | split:--hot-keys | \
+      split:-o | split:--output | split:--name | split:--compress | split:--annotate | \
+      split:--on-bad | split:--dead-letter | split:--exec | split:--exec-per | \
+      stats:-n | stats:--partitions | stats:--hash | stats:-j | stats:--threads | \
+      stats:--top | stats:--what-if-salt | \
+      plan:--from | plan:--to | \
       which:-n | which:--partitions | which:--hash)
       return 0 ;;
   esac
@@ -59,9 +74,11 @@ _keyshard_values() {
     --hash) _keyshard_reply -W "$_keyshard_hashes" -- "$value" ;;
     --on-bad) _keyshard_reply -W 'dead-letter skip fail' -- "$value" ;;
     --annotate)
-      _keyshard_reply -W 'partition offset key partition,offset partition,offset,key' -- "$value"
+      _keyshard_reply -W 'partition offset key salt partition,offset partition,offset,key' \
+        -- "$value"
       ;;
     --exec-per) _keyshard_reply -W 'partition worker' -- "$value" ;;
+    --hot-keys) _keyshard_reply -W 'auto auto:1% auto:2% auto:5% auto:10%' -- "$value" ;;
     --exec) _keyshard_reply -c -- "$value" ;;
     --compress)
       local levels=zstd level
@@ -117,6 +134,8 @@ _keyshard() {
   local flags
   case $command in
     split) flags=$_keyshard_split_flags ;;
+    stats) flags=$_keyshard_stats_flags ;;
+    plan) flags=$_keyshard_plan_flags ;;
     which) flags=$_keyshard_which_flags ;;
     *) return ;;
   esac
@@ -139,8 +158,8 @@ _keyshard() {
     fi
   fi
 
-  # Positionals: input files for split; keys (nothing to offer) for which.
-  if [[ $command == split ]]; then
+  # Positionals: input files for split, stats and plan; keys (nothing to offer) for which.
+  if [[ $command != which ]]; then
     compopt -o filenames 2>/dev/null
     _keyshard_reply -f -- "$cur"
   fi

@@ -14,9 +14,10 @@ function __keyshard_command
     return 1
 end
 
+# True when the subcommand is one of $argv.
 function __keyshard_using
     set -l command (__keyshard_command)
-    and test "$command" = $argv[1]
+    and contains -- $command $argv
 end
 
 # No file names unless asked for below.
@@ -25,6 +26,10 @@ complete -c keyshard -f
 # The top level.
 complete -c keyshard -n 'not __keyshard_command' -a split \
     -d 'Partition events by key into N ordered streams'
+complete -c keyshard -n 'not __keyshard_command' -a stats \
+    -d 'Report partition load, skew and hot keys'
+complete -c keyshard -n 'not __keyshard_command' -a plan \
+    -d 'Show how many keys move when N partitions become M'
 complete -c keyshard -n 'not __keyshard_command' -a which -d 'Print the partition of each key'
 complete -c keyshard -n 'not __keyshard_command' -s h -l help -d 'Print help and exit'
 complete -c keyshard -n 'not __keyshard_command' -s V -l version \
@@ -39,25 +44,34 @@ function __keyshard_hashes
         xxh3 'XXH3_64bits(key) % N' jump 'Jump Consistent Hash of XXH3_64bits'
 end
 
-# keyshard split: Input
-set -l split '__keyshard_using split'
-complete -c keyshard -n $split -F -d 'Input file'
-complete -c keyshard -n $split -s h -l help -d 'Print help and exit'
-complete -c keyshard -n $split -l format -x -a 'json delimited line' -d 'Input format'
-complete -c keyshard -n $split -l delimiter -x -a 'tab space ,' \
+# The options split, stats and plan share: Input and Keys.
+set -l reading '__keyshard_using split stats plan'
+complete -c keyshard -n $reading -F -d 'Input file'
+complete -c keyshard -n $reading -s h -l help -d 'Print help and exit'
+complete -c keyshard -n $reading -l format -x -a 'json delimited line' -d 'Input format'
+complete -c keyshard -n $reading -l delimiter -x -a 'tab space ,' \
     -d 'Field delimiter for --format delimited'
-complete -c keyshard -n $split -l no-validate -d 'Find the key without validating each whole line'
-complete -c keyshard -n $split -l max-line-size -x -d 'Longest line accepted (default 64MiB)'
-# Keys
-complete -c keyshard -n $split -s k -l key -x \
+complete -c keyshard -n $reading -l no-validate \
+    -d 'Find the key without validating each whole line'
+complete -c keyshard -n $reading -l max-line-size -x -d 'Longest line accepted (default 64MiB)'
+complete -c keyshard -n $reading -s k -l key -x \
     -d 'Key path or field number; repeat for a composite key'
-complete -c keyshard -n $split -l missing-key -x -a 'bad partition:' \
+complete -c keyshard -n $reading -l missing-key -x -a 'bad partition:' \
     -d 'Event without the key: bad line, or partition:P'
-# Partitioning
-complete -c keyshard -n $split -s n -l partitions -x -d 'Number of partitions'
-complete -c keyshard -n $split -l hash -x -a '(__keyshard_hashes)' \
+
+# Partitioning, shared by split and stats
+set -l partitioning '__keyshard_using split stats'
+complete -c keyshard -n $partitioning -s n -l partitions -x -d 'Number of partitions'
+complete -c keyshard -n $partitioning -l hash -x -a '(__keyshard_hashes)' \
     -d 'Partitioner (default murmur2)'
-complete -c keyshard -n $split -s j -l threads -x -d 'Worker threads (default: all cores)'
+complete -c keyshard -n $partitioning -s j -l threads -x -d 'Worker threads (default: all cores)'
+
+# keyshard split: Hot keys
+set -l split '__keyshard_using split'
+complete -c keyshard -n $split -l salt -x -d 'Spread KEY over K sub-keys (KEY:K, repeatable)'
+complete -c keyshard -n $split -l salt-by -x -d 'Pick the sub-key by a hash of this field'
+complete -c keyshard -n $split -l hot-keys -x -a 'auto auto:1% auto:2% auto:5% auto:10%' \
+    -d 'Salt any key whose share of events passes SHARE (default 2%)'
 # Output
 complete -c keyshard -n $split -s o -l output -x \
     -a '(__fish_complete_directories (commandline -ct)) -' \
@@ -66,8 +80,8 @@ complete -c keyshard -n $split -l name -x -d 'Partition file name template'
 complete -c keyshard -n $split -l compress -x -a '(printf "%s\n" zstd zstd:(seq 1 22))' \
     -d 'Compress outputs with zstd'
 complete -c keyshard -n $split -l annotate -x \
-    -a 'partition offset key partition,offset partition,offset,key' \
-    -d 'Add _partition, _offset and/or _key fields'
+    -a 'partition offset key salt partition,offset partition,offset,key' \
+    -d 'Add _partition, _offset, _salt and/or _key fields'
 complete -c keyshard -n $split -l force -d 'Write into a non-empty output directory'
 # Processing
 complete -c keyshard -n $split -l exec -x -a '(__fish_complete_command)' \
@@ -81,6 +95,19 @@ complete -c keyshard -n $split -l on-bad -x -a 'dead-letter skip fail' \
 complete -c keyshard -n $split -l dead-letter -r -F -d 'Dead-letter file'
 # Reporting
 complete -c keyshard -n $split -s q -l quiet -d 'No summary on stderr'
+
+# keyshard stats: Report
+set -l stats '__keyshard_using stats'
+complete -c keyshard -n $stats -l top -x -d 'Heaviest keys to list (default 10)'
+complete -c keyshard -n $stats -l what-if-salt -x \
+    -d 'Skew if the listed keys were salted over K sub-keys (default 8)'
+complete -c keyshard -n $stats -l json -d 'The report as JSON'
+
+# keyshard plan: Partitioning and Report
+set -l plan '__keyshard_using plan'
+complete -c keyshard -n $plan -l from -x -d 'Partitions now'
+complete -c keyshard -n $plan -l to -x -d 'Partitions after the resize'
+complete -c keyshard -n $plan -l json -d 'The report as JSON'
 
 # keyshard which
 set -l which '__keyshard_using which'

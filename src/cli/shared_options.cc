@@ -53,7 +53,7 @@ void add_salt_options(CLI::App& app, SplitOptions& o) {
       ->type_name("KEY:K")
       ->allow_extra_args(false);
   app.add_option("--salt-by", o.salt_by,
-                 "Pick the sub-key by a hash of this field\n(default: of the event's position)")
+                 "Pick the sub-key by a hash of this field\n(default: round-robin in input order)")
       ->group("Hot keys")
       ->type_name("PATH");
   app.add_option("--hot-keys", o.hot_keys,

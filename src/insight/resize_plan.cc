@@ -96,10 +96,10 @@ std::string format_plan_text(const ResizePlan& plan) {
                  "ideal", 100 * plan.ideal(), 100 * plan.ideal());
   if (best != nullptr && plan.distinct_keys > 0) {
     fmt::format_to(it,
-                   "Recommendation: {} moves the fewest keys ({:.1f}%). A modulo partitioner "
-                   "(murmur2, crc32, fnv1a, md5, xxh3) remaps most keys on any resize; jump "
-                   "moves close to the ideal share, but does not match Kafka's own "
-                   "partitioning.\n",
+                   "Recommendation: {} moves the fewest keys ({:.1f}%). Modulo partitioners "
+                   "(murmur2, crc32, fnv1a, md5, xxh3) move far more than the ideal unless one "
+                   "count is a multiple of the other; jump stays close to the ideal on any "
+                   "resize, but does not match Kafka's own partitioning.\n",
                    hash_name(best->hash), 100 * share(best->keys_moved, plan.distinct_keys));
   }
   return out;

@@ -41,6 +41,7 @@ double skew_if_salted(const RunStats& stats, const RunConfig& config, size_t top
   const Partitioner partitioner(config.hash, config.partitions);
   std::string sub_key;
   for (const auto& entry : stats.heavy_hitters.top(top)) {
+    if (entry.truncated) continue;  // only its first bytes are known: its partition is not
     uint64_t& home = loads[partitioner.partition_of(entry.key)];
     const uint64_t moved = std::min(entry.count, home);
     home -= moved;
@@ -95,7 +96,10 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
     out += "  share       events  partition  key\n";
     for (const auto& entry : top) {
       fmt::format_to(it, "{:>6.2f}% {:>12} {:>10}  {}\n", percent(entry.count, events),
-                     entry.count, partitioner.partition_of(entry.key), shown_key(entry));
+                     entry.count,
+                     entry.truncated ? std::string("?")
+                                     : std::to_string(partitioner.partition_of(entry.key)),
+                     shown_key(entry));
     }
     fmt::format_to(it,
                    "\nwhat if: salting these {} keys over {} sub-keys each would make the skew "
@@ -145,7 +149,7 @@ std::string format_stats_json(const RunStats& stats, const RunConfig& config,
     fmt::format_to(it, ", \"truncated\": {}, \"events\": {}, \"share\": {:.6f}, \"partition\": {}}}",
                    top[i].truncated, top[i].count,
                    percent(top[i].count, stats.events_written()) / 100.0,
-                   partitioner.partition_of(top[i].key));
+                   top[i].truncated ? -1 : static_cast<int64_t>(partitioner.partition_of(top[i].key)));
   }
   fmt::format_to(it, "{}],\n  \"what_if_salted\": {{\"keys\": {}, \"sub_keys\": {}, \"skew\": {:.4f}}}\n}}\n",
                  top.empty() ? "" : "\n  ", top.size(), request.sub_keys,
