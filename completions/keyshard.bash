@@ -15,10 +15,10 @@ _keyshard_split_flags="-h --help $_keyshard_input_key_flags
   -o --output --name --compress --annotate --force
   --exec --exec-per --allow-early-exit
   --on-bad --dead-letter
-  -q --quiet"
+  -q --quiet --progress --no-progress"
 _keyshard_stats_flags="-h --help $_keyshard_input_key_flags
   -n --partitions --hash -j --threads
-  --top --what-if-salt --json"
+  --top --what-if-salt --json --progress --no-progress"
 _keyshard_plan_flags="-h --help $_keyshard_input_key_flags
   --from --to --json"
 _keyshard_which_flags='-h --help -n --partitions --hash'

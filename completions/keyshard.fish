@@ -94,7 +94,11 @@ complete -c keyshard -n $split -l on-bad -x -a 'dead-letter skip fail' \
     -d 'What to do with a bad line'
 complete -c keyshard -n $split -l dead-letter -r -F -d 'Dead-letter file'
 # Reporting
-complete -c keyshard -n $split -s q -l quiet -d 'No summary on stderr'
+complete -c keyshard -n $split -s q -l quiet -d 'No summary (nor progress) on stderr'
+complete -c keyshard -n '__keyshard_using split stats' -l progress \
+    -d 'Show the progress line even when stderr is not a terminal'
+complete -c keyshard -n '__keyshard_using split stats' -l no-progress \
+    -d 'Never show the progress line'
 
 # keyshard stats: Report
 set -l stats '__keyshard_using stats'

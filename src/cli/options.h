@@ -41,6 +41,8 @@ struct SplitOptions {
   std::string dead_letter;
   // Reporting
   bool quiet = false;
+  bool progress = false;
+  bool no_progress = false;
 };
 
 struct StatsOptions {

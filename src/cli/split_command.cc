@@ -68,7 +68,9 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
       ->group("Bad lines")
       ->type_name("FILE");
 
-  split->add_flag("-q,--quiet", o.quiet, "No summary on stderr")->group("Reporting");
+  split->add_flag("-q,--quiet", o.quiet, "No summary (nor progress) on stderr")
+      ->group("Reporting");
+  add_progress_options(*split, o);
   return split;
 }
 

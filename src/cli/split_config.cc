@@ -1,6 +1,7 @@
 #include "cli/split_config.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -236,6 +237,8 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
   config.threads = options.threads != 0 ? options.threads
                                         : std::max(1u, std::thread::hardware_concurrency());
   if (Status status = parse_salts(options, config); !status) return status;
+  config.progress =
+      options.progress || (!options.no_progress && !options.quiet && isatty(STDERR_FILENO) == 1);
   return parse_missing_key(options.missing_key, config);
 }
 

@@ -31,6 +31,7 @@ CLI::App* add_stats_command(CLI::App& app, StatsOptions& o) {
       ->check(CLI::Range(2u, 4096u).description(""))
       ->capture_default_str();
   stats->add_flag("--json", o.json, "The report as JSON")->group("Report");
+  add_progress_options(*stats, o.split);
   return stats;
 }
 

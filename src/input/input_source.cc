@@ -13,6 +13,14 @@ namespace {
 constexpr unsigned char kZstdMagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 constexpr int kPipeBufferSize = 1 << 20;
 
+// A zstd frame, or a zstd skippable frame (magic 0x184D2A50..5F, as pzstd and the seekable
+// format write first): both start a zstd stream.
+bool is_zstd_magic(const unsigned char* magic) {
+  const bool skippable =
+      (magic[0] & 0xf0) == 0x50 && magic[1] == 0x2a && magic[2] == 0x4d && magic[3] == 0x18;
+  return skippable || std::memcmp(magic, kZstdMagic, 4) == 0;
+}
+
 class PlainSource final : public InputSource {
  public:
   PlainSource(std::string name, FileDescriptor fd, SniffedPrefix prefix)
@@ -41,6 +49,20 @@ class PlainSource final : public InputSource {
 
 }  // namespace
 
+uint64_t known_input_size(const std::vector<std::string>& paths) {
+  uint64_t total = 0;
+  for (const std::string& path : paths) {
+    struct stat info {};
+    if (path == "-" || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return 0;
+    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    unsigned char magic[4] = {};
+    if (!fd.valid()) return 0;
+    if (::read(fd.get(), magic, 4) == 4 && is_zstd_magic(magic)) return 0;
+    total += static_cast<uint64_t>(info.st_size);
+  }
+  return total;
+}
+
 Status open_input(const std::string& path, std::unique_ptr<InputSource>& source) {
   const bool is_stdin = path == "-";
   const std::string name = is_stdin ? "<stdin>" : path;
@@ -65,12 +87,7 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
     if (count == 0) break;
     prefix.size += static_cast<size_t>(count);
   }
-  // A zstd frame, or a zstd skippable frame (magic 0x184D2A50..5F, as pzstd and the seekable
-  // format write first): both start a zstd stream.
-  const auto* magic = reinterpret_cast<const unsigned char*>(prefix.bytes);
-  const bool skippable = prefix.size == 4 && (magic[0] & 0xf0) == 0x50 && magic[1] == 0x2a &&
-                         magic[2] == 0x4d && magic[3] == 0x18;
-  if ((prefix.size == 4 && std::memcmp(prefix.bytes, kZstdMagic, 4) == 0) || skippable) {
+  if (prefix.size == 4 && is_zstd_magic(reinterpret_cast<const unsigned char*>(prefix.bytes))) {
     source = make_zstd_source(name, std::move(fd), prefix);
   } else {
     source = std::make_unique<PlainSource>(name, std::move(fd), prefix);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "util/files.h"
 #include "util/status.h"
@@ -35,6 +36,9 @@ class InputSource {
 
 /// Opens `path` ("-" is stdin) and sniffs for zstd. Errors name the file.
 Status open_input(const std::string& path, std::unique_ptr<InputSource>& source);
+
+/// The total size of `paths` when every one is a regular, uncompressed file; else 0 (unknown).
+uint64_t known_input_size(const std::vector<std::string>& paths);
 
 /// The bytes a source read ahead while sniffing, handed to the concrete source first.
 struct SniffedPrefix {

@@ -13,6 +13,8 @@
 #include <thread>
 
 #include "input/chunk_reader.h"
+#include "input/input_source.h"
+#include "insight/progress.h"
 #include "pipeline/partition_owner.h"
 #include "pipeline/router.h"
 #include "pipeline/salt_sequencer.h"
@@ -204,7 +206,15 @@ RunResult run_pipeline(const RunConfig& config) {
   // Routers outlive every worker: a bad line's detail text may point into the router that
   // found it, and another worker's owner may still be writing that line's dead letter.
   std::vector<std::unique_ptr<Router>> routers;
-  for (unsigned w = 0; w < workers; ++w) routers.push_back(std::make_unique<Router>(config));
+  ProgressCounters progress;
+  std::unique_ptr<ProgressLine> progress_line;
+  if (config.progress) {
+    progress_line =
+        std::make_unique<ProgressLine>(progress, known_input_size(config.inputs));
+  }
+  for (unsigned w = 0; w < workers; ++w) {
+    routers.push_back(std::make_unique<Router>(config, &progress));
+  }
 
   std::vector<Status> finish_status(workers);
   std::vector<std::thread> threads;
@@ -222,11 +232,13 @@ RunResult run_pipeline(const RunConfig& config) {
       scheduler.release_unused(chunk);
       break;
     }
+    progress.bytes.store(reader.bytes_read(), std::memory_order_relaxed);
     scheduler.publish(chunk);
   }
   scheduler.end_of_input();
   for (std::thread& thread : threads) thread.join();
   if (collector) (void)collector->join();  // its failures reached the scheduler
+  if (progress_line) progress_line->stop();  // cleared before the summary
 
   // The earliest failure wins: a write error or bad line stops the run before later input
   // matters; a read error comes after every chunk read before it was written.

@@ -21,8 +21,11 @@ bool ends_with_brace(std::string_view line) {
 
 }  // namespace
 
-Router::Router(const RunConfig& config)
-    : config_(config), extractor_(config.keys), partitioner_(config.hash, config.partitions) {
+Router::Router(const RunConfig& config, ProgressCounters* progress)
+    : config_(config),
+      extractor_(config.keys),
+      partitioner_(config.hash, config.partitions),
+      progress_(progress) {
   for (size_t i = 0; i < config.salts.size(); ++i) salt_index_.emplace(config.salts[i].first, i);
   if (config.salt_by) salt_by_ = std::make_unique<JsonPathWalker>(std::span(&*config.salt_by, 1));
 }
@@ -97,6 +100,7 @@ void Router::route(Chunk& chunk) {
     }
     if (config_.annotate_key) chunk.key_ends[i] = static_cast<uint32_t>(chunk.keys.size());
   }
+  if (progress_) progress_->events.fetch_add(lines, std::memory_order_relaxed);
   // Round-robin salting is settled in input order by the salt sequencer, which groups after.
   if (!config_.ordered_stdout() && !config_.sequenced_salting()) {
     group_by_partition(chunk, config_.partitions, cursor_);

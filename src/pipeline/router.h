@@ -12,6 +12,7 @@
 #include "hash/partitioner.h"
 #include "input/chunk.h"
 #include "insight/heavy_hitters.h"
+#include "insight/progress.h"
 #include "keys/key_extractor.h"
 #include "pipeline/run_config.h"
 
@@ -23,7 +24,8 @@ void group_by_partition(Chunk& chunk, uint32_t partitions, std::vector<uint32_t>
 
 class Router {
  public:
-  explicit Router(const RunConfig& config);
+  /// `progress` (may be null) counts the lines routed, for the progress line.
+  Router(const RunConfig& config, ProgressCounters* progress);
 
   /// Fills the routing fields of `chunk` from its text.
   void route(Chunk& chunk);
@@ -41,6 +43,7 @@ class Router {
   Partitioner partitioner_;
   std::vector<uint32_t> cursor_;  // scratch for the counting sort
   HeavyHitters heavy_hitters_{256};
+  ProgressCounters* progress_;
   std::unordered_map<std::string_view, size_t> salt_index_;  // salted key -> its --salt entry
   std::unique_ptr<JsonPathWalker> salt_by_;                  // --salt-by FIELD
   std::string sub_key_;

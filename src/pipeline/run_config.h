@@ -58,6 +58,7 @@ struct RunConfig {
   // Reporting
   bool quiet = false;
   bool dry_run = false;  // stats: route and count everything, write nothing
+  bool progress = false;  // draw the progress line on stderr
 
   bool annotate() const {
     return annotate_partition || annotate_offset || annotate_key || annotate_salt;

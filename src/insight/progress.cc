@@ -1,0 +1,70 @@
+#include "insight/progress.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <string>
+
+namespace keyshard {
+namespace {
+
+constexpr auto kInterval = std::chrono::milliseconds(166);  // ~6 updates a second
+
+std::string human_bytes(double bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  int unit = 0;
+  while (bytes >= 1000 && unit < 4) {
+    bytes /= 1000;
+    ++unit;
+  }
+  return fmt::format("{:.1f} {}", bytes, units[unit]);
+}
+
+}  // namespace
+
+ProgressLine::ProgressLine(const ProgressCounters& counters, uint64_t total_bytes)
+    : counters_(counters),
+      total_bytes_(total_bytes),
+      started_(std::chrono::steady_clock::now()),
+      thread_([this] { run(); }) {}
+
+ProgressLine::~ProgressLine() { stop(); }
+
+void ProgressLine::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+  if (drawn_) {
+    const char clear[] = "\r\x1b[K";
+    (void)!::write(STDERR_FILENO, clear, sizeof clear - 1);
+  }
+}
+
+void ProgressLine::run() {
+  std::unique_lock lock(mutex_);
+  while (!wake_.wait_for(lock, kInterval, [this] { return stopping_; })) draw();
+}
+
+void ProgressLine::draw() {
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  const auto bytes = static_cast<double>(counters_.bytes.load(std::memory_order_relaxed));
+  const auto events = static_cast<double>(counters_.events.load(std::memory_order_relaxed));
+  const double rate = seconds > 0 ? bytes / seconds : 0;
+  std::string line = fmt::format("\r\x1b[Kkeyshard: {} read, {:.2f} M events, {}/s",
+                                 human_bytes(bytes), events / 1e6, human_bytes(rate));
+  if (total_bytes_ > 0 && rate > 0) {
+    const double left = std::max(0.0, static_cast<double>(total_bytes_) - bytes) / rate;
+    fmt::format_to(std::back_inserter(line), ", {:.0f}%, ETA {}:{:02}",
+                   std::min(100.0, 100 * bytes / static_cast<double>(total_bytes_)),
+                   static_cast<int>(left) / 60, static_cast<int>(left) % 60);
+  }
+  (void)!::write(STDERR_FILENO, line.data(), line.size());
+  drawn_ = true;
+}
+
+}  // namespace keyshard
