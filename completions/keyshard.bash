@@ -15,7 +15,7 @@ _keyshard_split_flags="-h --help $_keyshard_input_key_flags
   -o --output --name --compress --annotate --force
   --exec --exec-per --allow-early-exit
   --on-bad --dead-letter
-  -q --quiet --progress --no-progress"
+  -q --quiet --progress --no-progress -v --verbose"
 _keyshard_stats_flags="-h --help $_keyshard_input_key_flags
   -n --partitions --hash -j --threads
   --top --what-if-salt --json --progress --no-progress"

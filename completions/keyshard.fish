@@ -95,6 +95,7 @@ complete -c keyshard -n $split -l on-bad -x -a 'dead-letter skip fail' \
 complete -c keyshard -n $split -l dead-letter -r -F -d 'Dead-letter file'
 # Reporting
 complete -c keyshard -n $split -s q -l quiet -d 'No summary (nor progress) on stderr'
+complete -c keyshard -n $split -s v -l verbose -d 'Add per-stage timings to the summary'
 complete -c keyshard -n '__keyshard_using split stats' -l progress \
     -d 'Show the progress line even when stderr is not a terminal'
 complete -c keyshard -n '__keyshard_using split stats' -l no-progress \

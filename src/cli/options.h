@@ -43,6 +43,7 @@ struct SplitOptions {
   bool quiet = false;
   bool progress = false;
   bool no_progress = false;
+  bool verbose = false;
 };
 
 struct StatsOptions {

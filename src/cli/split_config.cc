@@ -270,6 +270,7 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
     config.dead_letter_path = config.output_dir + "/dead-letter.ndjson";
   }
   config.quiet = options.quiet;
+  config.verbose = options.verbose;
 
   config.exec_command = options.exec;
   if (options.exec_per != "partition" && options.exec_per != "worker") {

@@ -21,6 +21,15 @@ struct HotKeyDecision {
   uint64_t events = 0;    // events salted
 };
 
+/// Where the time went (-v): thread-seconds spent in each stage, summed over threads.
+struct StageTimes {
+  double read = 0;
+  double route = 0;
+  double sequence = 0;
+  double write = 0;
+  uint64_t chunks = 0;
+};
+
 struct RunStats {
   uint64_t lines_read = 0;
   uint64_t bytes_read = 0;
@@ -34,7 +43,8 @@ struct RunStats {
   double elapsed_seconds = 0;
   HeavyHitters heavy_hitters{256};
   std::vector<uint64_t> salted_events;     // per --salt entry
-  std::vector<HotKeyDecision> hot_key_decisions;  // the routers' summaries, merged at the end of the run
+  std::vector<HotKeyDecision> hot_key_decisions;
+  StageTimes stage_times;  // the routers' summaries, merged at the end of the run
 
   explicit RunStats(uint32_t partitions = 0)
       : partition_events(partitions, 0), partition_bytes(partitions, 0) {}

@@ -98,6 +98,14 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
                    least - events.begin(), with_commas(*least), most - events.begin(),
                    with_commas(*most));
   }
+  if (config.verbose) {
+    const StageTimes& times = stats.stage_times;
+    fmt::format_to(it,
+                   "  stages (thread-seconds): read {:.2f}  route {:.2f}  salt {:.2f}  write {:.2f}"
+                   "  ({} chunks, {} threads)\n",
+                   times.read, times.route, times.sequence, times.write, times.chunks,
+                   config.threads);
+  }
   const auto top = stats.heavy_hitters.top(kTopKeysText);
   if (!top.empty()) {
     fmt::format_to(it, "  heaviest keys (each count at most {} low):\n",

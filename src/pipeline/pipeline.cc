@@ -23,6 +23,12 @@
 namespace keyshard {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point started) {
+  return std::chrono::duration<double>(Clock::now() - started).count();
+}
+
 struct Slot {
   Chunk* chunk = nullptr;
   bool routed = false;
@@ -85,8 +91,11 @@ class Scheduler {
       if (next < published_ && slot.sequenced) {
         Chunk* chunk = slot.chunk;
         lock.unlock();
+        const auto started = Clock::now();
         Status status = owner.apply(*chunk);
+        const double took = seconds_since(started);
         lock.lock();
+        times_.write += took;
         if (!status) {
           fail(std::move(status), chunk->sequence);
           return;
@@ -102,8 +111,11 @@ class Scheduler {
         // Only with round-robin salting: one worker at a time, chunks in sequence order.
         sequencing_ = true;
         lock.unlock();
+        const auto started = Clock::now();
         sequencer_->sequence(*unsequenced.chunk);
+        const double took = seconds_since(started);
         lock.lock();
+        times_.sequence += took;
         unsequenced.sequenced = true;
         ++next_to_sequence_;
         sequencing_ = false;
@@ -112,8 +124,11 @@ class Scheduler {
         Chunk* chunk = to_route_.front();
         to_route_.pop_front();
         lock.unlock();
+        const auto started = Clock::now();
         router.route(*chunk);
+        const double took = seconds_since(started);
         lock.lock();
+        times_.route += took;
         Slot& routed = slots_[chunk->sequence % slots_.size()];
         routed.routed = true;
         if (sequencer_ == nullptr) routed.sequenced = true;
@@ -151,6 +166,11 @@ class Scheduler {
     return error_;
   }
 
+  StageTimes times() {
+    std::lock_guard lock(mutex_);
+    return times_;
+  }
+
  private:
   const unsigned workers_;
   SaltSequencer* const sequencer_;  // null without round-robin salting
@@ -170,6 +190,7 @@ class Scheduler {
   uint64_t stop_after_ = UINT64_MAX;      // the last chunk any owner may apply
   Status error_;
   uint64_t error_sequence_ = UINT64_MAX;
+  StageTimes times_;  // thread-seconds per stage, added under mutex_ after each task
 };
 
 }  // namespace
@@ -227,11 +248,17 @@ RunResult run_pipeline(const RunConfig& config) {
 
   ChunkReader reader(config.inputs, config.chunk_size, config.max_line_size);
   Status read_status;
+  double read_seconds = 0;
+  uint64_t chunks = 0;
   while (Chunk* chunk = scheduler.acquire()) {
-    if (!reader.next(*chunk, read_status)) {
+    const auto read_started = Clock::now();
+    const bool more = reader.next(*chunk, read_status);
+    read_seconds += seconds_since(read_started);
+    if (!more) {
       scheduler.release_unused(chunk);
       break;
     }
+    ++chunks;
     progress.bytes.store(reader.bytes_read(), std::memory_order_relaxed);
     scheduler.publish(chunk);
   }
@@ -250,6 +277,9 @@ RunResult run_pipeline(const RunConfig& config) {
   }
   for (const auto& router : routers) result.stats.heavy_hitters.merge(router->heavy_hitters());
   if (sequencer) result.stats.hot_key_decisions = sequencer->decisions();
+  result.stats.stage_times = scheduler.times();
+  result.stats.stage_times.read = read_seconds;
+  result.stats.stage_times.chunks = chunks;
   result.stats.bytes_read = reader.bytes_read();
   result.stats.inputs = reader.input_names();
   result.stats.elapsed_seconds =

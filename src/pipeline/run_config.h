@@ -59,6 +59,7 @@ struct RunConfig {
   bool quiet = false;
   bool dry_run = false;  // stats: route and count everything, write nothing
   bool progress = false;  // draw the progress line on stderr
+  bool verbose = false;   // -v: per-stage timings in the summary
 
   bool annotate() const {
     return annotate_partition || annotate_offset || annotate_key || annotate_salt;

@@ -63,6 +63,11 @@ expect_eq "$(cat full/notes.txt)" keep "other files are left alone"
 expect_eq "$(cat full/part-*.ndjson | wc -l)" 3 "written with --force"
 pass "--force"
 
+# -v adds the time each stage took.
+ks split -k id -n 2 -o verbose -v in.ndjson 2> verbose.err
+expect_contains "$(cat verbose.err)" "stages (thread-seconds): read" "-v timings"
+pass "-v"
+
 # --name template.
 ks split -k id -n 3 --name 'shard-{partition}-of-{partitions}.json' -o named -q in.ndjson
 for p in 0 1 2; do [ -f "named/shard-$p-of-3.json" ] || fail "missing named/shard-$p-of-3.json"; done
