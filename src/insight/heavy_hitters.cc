@@ -10,6 +10,8 @@
 #include <bit>
 #include <cstring>
 
+#include "util/json_text.h"
+
 namespace keyshard {
 
 HeavyHitters::HeavyHitters(size_t counters)
@@ -141,6 +143,29 @@ void HeavyHitters::merge(const HeavyHitters& other) {
     const size_t kept = std::min<size_t>(merged.key.length, kKeyBytes);
     insert(std::string_view(merged.key.bytes, kept), merged.hash, merged.count - cut,
            merged.key.length);
+  }
+}
+
+std::string HeavyHitters::display(const Entry& entry) {
+  std::string text;
+  if (is_valid_utf8(entry.key)) {
+    append_json_string(text, entry.key);
+  } else {
+    text = "base64:";
+    append_base64(text, entry.key);
+  }
+  if (entry.truncated) text += "...";
+  return text;
+}
+
+void HeavyHitters::append_json_key(std::string& out, const Entry& entry) {
+  if (is_valid_utf8(entry.key)) {
+    out += "\"key\": ";
+    append_json_string(out, entry.key);
+  } else {
+    out += "\"key_base64\": \"";
+    append_base64(out, entry.key);
+    out += '"';
   }
 }
 

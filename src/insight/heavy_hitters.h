@@ -32,6 +32,12 @@ class HeavyHitters {
   /// The `limit` heaviest keys, heaviest first (ties by key).
   std::vector<Entry> top(size_t limit) const;
 
+  /// The key as a terminal should show it: a JSON string, or base64 when not UTF-8; "..." when
+  /// cut.
+  static std::string display(const Entry& entry);
+  /// Appends `"key": ...` (or `"key_base64": ...` when not UTF-8) to a JSON object being built.
+  static void append_json_key(std::string& out, const Entry& entry);
+
   uint64_t total() const { return total_; }
   /// The count of the key with this hash (0 when it is not in the summary).
   uint64_t count_of(uint64_t hash) const;

@@ -13,9 +13,7 @@ uint64_t RunStats::bad_lines() const {
   return std::accumulate(bad_by_reason.begin(), bad_by_reason.end(), uint64_t{0});
 }
 
-namespace {
-
-double max_over_mean(const std::vector<uint64_t>& loads) {
+double load_skew(const std::vector<uint64_t>& loads) {
   const uint64_t total = std::accumulate(loads.begin(), loads.end(), uint64_t{0});
   if (total == 0 || loads.empty()) return 1.0;
   const uint64_t most = *std::max_element(loads.begin(), loads.end());
@@ -23,11 +21,9 @@ double max_over_mean(const std::vector<uint64_t>& loads) {
          static_cast<double>(total);
 }
 
-}  // namespace
+double RunStats::skew() const { return load_skew(partition_events); }
 
-double RunStats::skew() const { return max_over_mean(partition_events); }
-
-double RunStats::byte_skew() const { return max_over_mean(partition_bytes); }
+double RunStats::byte_skew() const { return load_skew(partition_bytes); }
 
 void RunStats::merge(const RunStats& other) {
   lines_read += other.lines_read;

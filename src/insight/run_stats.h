@@ -30,6 +30,9 @@ struct StageTimes {
   uint64_t chunks = 0;
 };
 
+/// max/mean of a set of partition loads; 1.0 when they are all zero.
+double load_skew(const std::vector<uint64_t>& loads);
+
 struct RunStats {
   uint64_t lines_read = 0;
   uint64_t bytes_read = 0;

@@ -11,26 +11,8 @@
 namespace keyshard {
 namespace {
 
-double max_over_mean(const std::vector<uint64_t>& loads) {
-  const uint64_t total = std::accumulate(loads.begin(), loads.end(), uint64_t{0});
-  if (total == 0 || loads.empty()) return 1.0;
-  return static_cast<double>(*std::max_element(loads.begin(), loads.end())) *
-         static_cast<double>(loads.size()) / static_cast<double>(total);
-}
-
 double percent(uint64_t part, uint64_t whole) {
   return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
-}
-
-std::string shown_key(const HeavyHitters::Entry& entry) {
-  std::string text;
-  if (is_valid_utf8(entry.key)) {
-    append_json_string(text, entry.key);
-  } else {
-    text = "base64:";
-    append_base64(text, entry.key);
-  }
-  return entry.truncated ? text + "..." : text;
 }
 
 }  // namespace
@@ -50,7 +32,7 @@ double skew_if_salted(const RunStats& stats, const RunConfig& config, size_t top
       loads[partitioner.partition_of(sub_key)] += moved / sub_keys + (i < moved % sub_keys);
     }
   }
-  return max_over_mean(loads);
+  return load_skew(loads);
 }
 
 std::string format_stats_text(const RunStats& stats, const RunConfig& config,
@@ -99,7 +81,7 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
                      entry.count,
                      entry.truncated ? std::string("?")
                                      : std::to_string(partitioner.partition_of(entry.key)),
-                     shown_key(entry));
+                     HeavyHitters::display(entry));
     }
     fmt::format_to(it,
                    "\nwhat if: salting these {} keys over {} sub-keys each would make the skew "
@@ -138,14 +120,7 @@ std::string format_stats_json(const RunStats& stats, const RunConfig& config,
                  stats.heavy_hitters.error_bound());
   for (size_t i = 0; i < top.size(); ++i) {
     out += i ? ",\n    {" : "\n    {";
-    if (is_valid_utf8(top[i].key)) {
-      out += "\"key\": ";
-      append_json_string(out, top[i].key);
-    } else {
-      out += "\"key_base64\": \"";
-      append_base64(out, top[i].key);
-      out += '"';
-    }
+    HeavyHitters::append_json_key(out, top[i]);
     fmt::format_to(it, ", \"truncated\": {}, \"events\": {}, \"share\": {:.6f}, \"partition\": {}}}",
                    top[i].truncated, top[i].count,
                    percent(top[i].count, stats.events_written()) / 100.0,

@@ -17,19 +17,6 @@ double share(uint64_t count, uint64_t total) {
   return total == 0 ? 0.0 : 100.0 * static_cast<double>(count) / static_cast<double>(total);
 }
 
-// A key for a terminal: printable ASCII as is, anything else escaped as in JSON.
-std::string printable_key(const HeavyHitters::Entry& entry) {
-  std::string text;
-  if (is_valid_utf8(entry.key)) {
-    append_json_string(text, entry.key);
-  } else {
-    text = "base64:";
-    append_base64(text, entry.key);
-  }
-  if (entry.truncated) text += "...";
-  return text;
-}
-
 double megabytes_per_second(const RunStats& stats) {
   return stats.elapsed_seconds > 0 ? static_cast<double>(stats.bytes_read) / 1e6 /
                                          stats.elapsed_seconds
@@ -111,7 +98,7 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
     fmt::format_to(it, "  heaviest keys (each count at most {} low):\n",
                    with_commas(stats.heavy_hitters.error_bound()));
     for (const auto& entry : top) {
-      fmt::format_to(it, "    {:<32} {:>6.2f}%  {:>12} events\n", printable_key(entry),
+      fmt::format_to(it, "    {:<32} {:>6.2f}%  {:>12} events\n", HeavyHitters::display(entry),
                      share(entry.count, stats.heavy_hitters.total()), with_commas(entry.count));
     }
   }
@@ -146,14 +133,7 @@ std::string format_summary_json(const RunStats& stats, const RunConfig& config) 
   const auto top = stats.heavy_hitters.top(kTopKeysJson);
   for (size_t i = 0; i < top.size(); ++i) {
     out += i ? ",\n    {" : "\n    {";
-    if (is_valid_utf8(top[i].key)) {
-      out += "\"key\": ";
-      append_json_string(out, top[i].key);
-    } else {
-      out += "\"key_base64\": \"";
-      append_base64(out, top[i].key);
-      out += '"';
-    }
+    HeavyHitters::append_json_key(out, top[i]);
     fmt::format_to(it, ", \"truncated\": {}, \"events\": {}, \"share\": {:.4f}}}",
                    top[i].truncated, top[i].count,
                    share(top[i].count, stats.heavy_hitters.total()) / 100.0);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace keyshard {
@@ -26,6 +27,19 @@ struct Extraction {
 };
 
 inline Extraction key_found(std::string_view key) { return {true, {}, {}, key}; }
+
+/// A composite key: the parts joined by the byte 0x1F, built in `scratch`.
+template <typename Parts, typename PartOf>
+std::string_view join_key_parts(const Parts& parts, PartOf part_of, std::string& scratch) {
+  scratch.clear();
+  bool first = true;
+  for (const auto& part : parts) {
+    if (!first) scratch.push_back('\x1f');
+    scratch.append(part_of(part));
+    first = false;
+  }
+  return scratch;
+}
 inline Extraction bad_line(BadReason reason, std::string_view detail = {}) {
   return {false, reason, detail, {}};
 }

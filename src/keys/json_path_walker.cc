@@ -209,12 +209,7 @@ Extraction JsonPathWalker::extract(std::string_view line, size_t readable) {
     if (!found_[part]) return bad_line(BadReason::kMissingKey, spellings_[part]);
   }
   if (parts_.size() == 1) return key_found(parts_[0]);
-  composite_.clear();
-  for (size_t part = 0; part < parts_.size(); ++part) {
-    if (part > 0) composite_.push_back('\x1f');
-    composite_.append(parts_[part]);
-  }
-  return key_found(composite_);
+  return key_found(join_key_parts(parts_, [](std::string_view part) { return part; }, composite_));
 }
 
 }  // namespace keyshard

@@ -58,12 +58,8 @@ Extraction KeyExtractor::extract_delimited(std::string_view line) {
     if (spec_.fields[i] > fields_.size()) return bad_line(BadReason::kMissingKey, field_names_[i]);
   }
   if (spec_.fields.size() == 1) return key_found(fields_[spec_.fields[0] - 1]);
-  composite_.clear();
-  for (size_t i = 0; i < spec_.fields.size(); ++i) {
-    if (i > 0) composite_.push_back('\x1f');
-    composite_.append(fields_[spec_.fields[i] - 1]);
-  }
-  return key_found(composite_);
+  return key_found(join_key_parts(
+      spec_.fields, [this](uint32_t field) { return fields_[field - 1]; }, composite_));
 }
 
 }  // namespace keyshard
