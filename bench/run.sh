@@ -236,6 +236,10 @@ contender "zstd -dc (decompression ceiling)" "$zst_file" "$zst_label" none zstd 
   "zstd -dc $zst_file > /dev/null"
 contender "keyshard -n $parts, zstd input" "$zst_file" "$zst_label" lines "$keyshard" \
   "$(split $parts "$zst_file")"
+contender "keyshard stats -n $parts (dry run)" "$events_file" "$full_label" none "$keyshard" \
+  "$keyshard stats -k user_id -n $parts $events_file > /dev/null"
+contender "keyshard -n $parts --hot-keys auto" "$events_file" "$full_label" lines "$keyshard" \
+  "$(split $parts --hot-keys auto "$events_file")"
 contender "keyshard -n $parts --exec cat" "$events_file" "$full_label" lines "$keyshard" \
   "$(split $parts --exec cat "$events_file")"
 contender "mawk (regex + awk hash)" "$events_file" "$full_label" lines mawk \
