@@ -97,7 +97,7 @@ expect_same_file got.txt expected.txt "running balances with --exec-per worker"
 pass "--exec-per worker"
 
 # A child that never reads: keyshard waits (like any pipeline) with bounded memory.
-"$GEN_EVENTS" --events 400000 --seed 2 > more.ndjson
+"$GEN_EVENTS" --events "$(scaled 400000)" --seed 2 > more.ndjson
 ks split -k user_id -n 4 -o stuck -q --exec 'sleep 60' more.ndjson &
 pid=$!
 sleep 2
@@ -112,5 +112,5 @@ pass "a child that never reads: bounded wait ($rss_kib KiB)"
 /usr/bin/time -f '%M' -o rss.txt "$KEYSHARD" split -k user_id -n 2 -o slow -q \
   --exec 'while IFS= read -r line; do printf "%s\n" "$line"; done' more.ndjson
 [ "$(cat rss.txt)" -lt $((200 * 1024)) ] || fail "peak RSS with a slow child: $(cat rss.txt) KiB"
-expect_eq "$(cat slow/part-*.ndjson | wc -l)" 400000 "every event reached the slow children"
+expect_eq "$(cat slow/part-*.ndjson | wc -l)" "$(scaled 400000)" "every event reached the slow children"
 pass "slow child ($(cat rss.txt) KiB peak)"

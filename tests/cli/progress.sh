@@ -4,7 +4,7 @@
 # unless --progress asks for it.
 source "$(dirname "$0")/lib.sh"
 
-"$GEN_EVENTS" --events 1500000 --seed 8 > events.ndjson
+"$GEN_EVENTS" --events "$(scaled 1500000)" --seed 8 > events.ndjson
 
 # Not a terminal: no progress line.
 ks split -k user_id -n 8 -j 1 -o plain events.ndjson 2> plain.err
