@@ -53,7 +53,7 @@ void HeavyHitters::insert(std::string_view key, uint64_t hash, uint64_t count,
   slot.key = free_keys_.back();
   free_keys_.pop_back();
   KeyBytes& stored = keys_[slot.key];
-  std::memcpy(stored.bytes, key.data(), std::min(key.size(), kKeyBytes));
+  if (!key.empty()) std::memcpy(stored.bytes, key.data(), std::min(key.size(), kKeyBytes));
   // A longer key keeps its true length so the report can say it was cut.
   stored.length = static_cast<uint32_t>(std::min<size_t>(true_length, UINT32_MAX));
   ++used_;
