@@ -159,14 +159,7 @@ std::string HeavyHitters::display(const Entry& entry) {
 }
 
 void HeavyHitters::append_json_key(std::string& out, const Entry& entry) {
-  if (is_valid_utf8(entry.key)) {
-    out += "\"key\": ";
-    append_json_string(out, entry.key);
-  } else {
-    out += "\"key_base64\": \"";
-    append_base64(out, entry.key);
-    out += '"';
-  }
+  append_json_bytes_member(out, "key", entry.key, ": ");
 }
 
 std::vector<HeavyHitters::Entry> HeavyHitters::top(size_t limit) const {

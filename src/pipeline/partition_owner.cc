@@ -182,14 +182,7 @@ Status PartitionOwner::append_event(const Chunk& chunk, uint32_t line_index, uin
     if (config_.annotate_key) {
       const std::string_view key = chunk.key(line_index);
       annotated_ += separator;
-      if (is_valid_utf8(key)) {
-        annotated_ += "\"_key\":";
-        append_json_string(annotated_, key);
-      } else {
-        annotated_ += "\"_key_base64\":\"";
-        append_base64(annotated_, key);
-        annotated_ += '"';
-      }
+      append_json_bytes_member(annotated_, "_key", key);
     }
     annotated_.append(line.substr(brace));
     text = annotated_;

@@ -15,14 +15,8 @@ void append_dead_letter(std::string& out, const DeadLetter& letter) {
     out += ",\"detail\":";
     append_json_string(out, letter.detail);
   }
-  if (is_valid_utf8(letter.text)) {
-    out += ",\"text\":";
-    append_json_string(out, letter.text);
-  } else {
-    out += ",\"text_base64\":\"";
-    append_base64(out, letter.text);
-    out += '"';
-  }
+  out += ',';
+  append_json_bytes_member(out, "text", letter.text);
   out += "}\n";
 }
 

@@ -32,6 +32,23 @@ bool is_valid_utf8(std::string_view text) {
   return simdjson::validate_utf8(text.data(), text.size());
 }
 
+void append_json_bytes_member(std::string& out, std::string_view name, std::string_view bytes,
+                              std::string_view colon) {
+  out += '"';
+  out += name;
+  if (is_valid_utf8(bytes)) {
+    out += '"';
+    out += colon;
+    append_json_string(out, bytes);
+  } else {
+    out += "_base64\"";
+    out += colon;
+    out += '"';
+    append_base64(out, bytes);
+    out += '"';
+  }
+}
+
 void append_base64(std::string& out, std::string_view bytes) {
   static constexpr char kAlphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

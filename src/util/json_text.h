@@ -14,6 +14,11 @@ void append_json_string(std::string& out, std::string_view text);
 /// True when `text` is well-formed UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).
 bool is_valid_utf8(std::string_view text);
 
+/// Appends the member `"name":"bytes"` when `bytes` is valid UTF-8, else
+/// `"name_base64":"<base64>"`, so that no byte is lost; `colon` goes between name and value.
+void append_json_bytes_member(std::string& out, std::string_view name, std::string_view bytes,
+                              std::string_view colon = ":");
+
 /// Appends `bytes` encoded as standard base64 with padding.
 void append_base64(std::string& out, std::string_view bytes);
 
