@@ -8,6 +8,7 @@
 
 #include "input/chunk_reader.h"
 #include "input/line_index.h"
+#include "insight/run_stats.h"
 #include "keys/key_extractor.h"
 
 namespace keyshard {
@@ -17,9 +18,6 @@ constexpr HashKind kAllHashes[] = {HashKind::kMurmur2, HashKind::kCrc32, HashKin
                                    HashKind::kMd5,     HashKind::kXxh3,  HashKind::kJump};
 constexpr size_t kHashCount = std::size(kAllHashes);
 
-double share(uint64_t part, uint64_t whole) {
-  return whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
-}
 
 }  // namespace
 
@@ -88,8 +86,8 @@ std::string format_plan_text(const ResizePlan& plan) {
   const ResizeFigures* best = nullptr;
   for (const ResizeFigures& figures : plan.per_hash) {
     fmt::format_to(it, "{:<11} {:>11.1f}% {:>13.1f}%\n", hash_name(figures.hash),
-                   100 * share(figures.keys_moved, plan.distinct_keys),
-                   100 * share(figures.events_moved, plan.events));
+                   100 * share_of(figures.keys_moved, plan.distinct_keys),
+                   100 * share_of(figures.events_moved, plan.events));
     if (best == nullptr || figures.keys_moved < best->keys_moved) best = &figures;
   }
   fmt::format_to(it, "{:<11} {:>11.1f}% {:>13.1f}%   (the least any scheme must move)\n\n",
@@ -100,7 +98,7 @@ std::string format_plan_text(const ResizePlan& plan) {
                    "(murmur2, crc32, fnv1a, md5, xxh3) move far more than the ideal unless one "
                    "count is a multiple of the other; jump stays close to the ideal on any "
                    "resize, but does not match Kafka's own partitioning.\n",
-                   hash_name(best->hash), 100 * share(best->keys_moved, plan.distinct_keys));
+                   hash_name(best->hash), 100 * share_of(best->keys_moved, plan.distinct_keys));
   }
   return out;
 }
@@ -118,8 +116,8 @@ std::string format_plan_json(const ResizePlan& plan) {
                    "{}\n    {{\"hash\": \"{}\", \"keys_moved\": {}, \"events_moved\": {}, "
                    "\"keys_moved_share\": {:.6f}, \"events_moved_share\": {:.6f}}}",
                    h ? "," : "", hash_name(figures.hash), figures.keys_moved, figures.events_moved,
-                   share(figures.keys_moved, plan.distinct_keys),
-                   share(figures.events_moved, plan.events));
+                   share_of(figures.keys_moved, plan.distinct_keys),
+                   share_of(figures.events_moved, plan.events));
   }
   out += "\n  ]\n}\n";
   return out;

@@ -30,6 +30,11 @@ struct StageTimes {
   uint64_t chunks = 0;
 };
 
+/// part / whole as a fraction; 0 when whole is 0.
+inline double share_of(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
+}
+
 /// max/mean of a set of partition loads; 1.0 when they are all zero.
 double load_skew(const std::vector<uint64_t>& loads);
 

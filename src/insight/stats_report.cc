@@ -9,14 +9,6 @@
 #include "util/json_text.h"
 
 namespace keyshard {
-namespace {
-
-double percent(uint64_t part, uint64_t whole) {
-  return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
-}
-
-}  // namespace
-
 double skew_if_salted(const RunStats& stats, const RunConfig& config, size_t top,
                       uint32_t sub_keys) {
   std::vector<uint64_t> loads = stats.partition_events;
@@ -59,7 +51,7 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
                                                stats.partition_events.end()));
   for (uint32_t p = 0; p < config.partitions; ++p) {
     const uint64_t load = stats.partition_events[p];
-    fmt::format_to(it, "{:>9} {:>12} {:>6.2f}% {:>15}", p, load, percent(load, events),
+    fmt::format_to(it, "{:>9} {:>12} {:>6.2f}% {:>15}", p, load, 100 * share_of(load, events),
                    stats.partition_bytes[p]);
     if (request.histogram) {
       out += "  ";
@@ -77,7 +69,7 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
                    stats.heavy_hitters.error_bound());
     out += "  share       events  partition  key\n";
     for (const auto& entry : top) {
-      fmt::format_to(it, "{:>6.2f}% {:>12} {:>10}  {}\n", percent(entry.count, events),
+      fmt::format_to(it, "{:>6.2f}% {:>12} {:>10}  {}\n", 100 * share_of(entry.count, events),
                      entry.count,
                      entry.truncated ? std::string("?")
                                      : std::to_string(partitioner.partition_of(entry.key)),
@@ -123,7 +115,7 @@ std::string format_stats_json(const RunStats& stats, const RunConfig& config,
     HeavyHitters::append_json_key(out, top[i]);
     fmt::format_to(it, ", \"truncated\": {}, \"events\": {}, \"share\": {:.6f}, \"partition\": {}}}",
                    top[i].truncated, top[i].count,
-                   percent(top[i].count, stats.events_written()) / 100.0,
+                   share_of(top[i].count, stats.events_written()),
                    top[i].truncated ? -1 : static_cast<int64_t>(partitioner.partition_of(top[i].key)));
   }
   fmt::format_to(it, "{}],\n  \"what_if_salted\": {{\"keys\": {}, \"sub_keys\": {}, \"skew\": {:.4f}}}\n}}\n",

@@ -13,9 +13,6 @@ constexpr uint32_t kPartitionTableLimit = 16;  // longer tables are summarised b
 constexpr size_t kTopKeysText = 5;
 constexpr size_t kTopKeysJson = 10;
 
-double share(uint64_t count, uint64_t total) {
-  return total == 0 ? 0.0 : 100.0 * static_cast<double>(count) / static_cast<double>(total);
-}
 
 double megabytes_per_second(const RunStats& stats) {
   return stats.elapsed_seconds > 0 ? static_cast<double>(stats.bytes_read) / 1e6 /
@@ -99,7 +96,7 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
                    with_commas(stats.heavy_hitters.error_bound()));
     for (const auto& entry : top) {
       fmt::format_to(it, "    {:<32} {:>6.2f}%  {:>12} events\n", HeavyHitters::display(entry),
-                     share(entry.count, stats.heavy_hitters.total()), with_commas(entry.count));
+                     100 * share_of(entry.count, stats.heavy_hitters.total()), with_commas(entry.count));
     }
   }
   return out;
@@ -136,7 +133,7 @@ std::string format_summary_json(const RunStats& stats, const RunConfig& config) 
     HeavyHitters::append_json_key(out, top[i]);
     fmt::format_to(it, ", \"truncated\": {}, \"events\": {}, \"share\": {:.4f}}}",
                    top[i].truncated, top[i].count,
-                   share(top[i].count, stats.heavy_hitters.total()) / 100.0);
+                   share_of(top[i].count, stats.heavy_hitters.total()));
   }
   out += top.empty() ? "],\n" : "\n  ],\n";
   out += "  \"salted\": [";

@@ -28,6 +28,11 @@ struct Extraction {
 
 inline Extraction key_found(std::string_view key) { return {true, {}, {}, key}; }
 
+/// True when `line` holds nothing but blanks: an empty line, for --format json.
+inline bool is_blank_line(std::string_view line) {
+  return line.find_first_not_of(" \t\r") == std::string_view::npos;
+}
+
 /// A composite key: the parts joined by the byte 0x1F, built in `scratch`.
 template <typename Parts, typename PartOf>
 std::string_view join_key_parts(const Parts& parts, PartOf part_of, std::string& scratch) {

@@ -7,10 +7,6 @@ namespace {
 
 namespace dom = simdjson::dom;
 
-bool is_blank(std::string_view line) {
-  return line.find_first_not_of(" \t\r") == std::string_view::npos;
-}
-
 enum class Lookup { kString, kOther, kMissing };
 
 // Follows `path` from `root`. The first of duplicate members wins (dom::object::at_key scans
@@ -39,7 +35,7 @@ JsonKeyExtractor::JsonKeyExtractor(std::span<const KeyPath> paths, bool validate
 
 Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
   if (!validate_) return walker_.extract(line, readable);
-  if (is_blank(line)) return bad_line(BadReason::kEmptyLine);
+  if (is_blank_line(line)) return bad_line(BadReason::kEmptyLine);
 
   dom::element root;
   const simdjson::error_code error = parser_.parse(line.data(), line.size(), false).get(root);

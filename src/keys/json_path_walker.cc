@@ -29,10 +29,6 @@ std::optional<std::string_view> plain_string(const char* body) {
   return std::string_view(body, static_cast<size_t>(end - body));
 }
 
-bool is_blank(std::string_view line) {
-  return line.find_first_not_of(" \t\r") == std::string_view::npos;
-}
-
 }  // namespace
 
 JsonPathWalker::JsonPathWalker(std::span<const KeyPath> paths) {
@@ -185,7 +181,7 @@ error_code JsonPathWalker::walk_array(ondemand::array array, uint32_t node) {
 }
 
 Extraction JsonPathWalker::extract(std::string_view line, size_t readable) {
-  if (is_blank(line)) return bad_line(BadReason::kEmptyLine);
+  if (is_blank_line(line)) return bad_line(BadReason::kEmptyLine);
   std::fill(found_.begin(), found_.end(), false);
   found_count_ = 0;
   auto invalid = [](error_code error) {
