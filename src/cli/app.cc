@@ -29,6 +29,12 @@ void build_command_line(CLI::App& app, CommandLine& line) {
   add_split_command(app, line.split)->final_callback([&line] {
     line.run = [&line] { return run_split(line.split); };
   });
+  add_resume_command(app, line.resume)->final_callback([&line] {
+    line.run = [&line] { return run_resume(line.resume); };
+  });
+  add_verify_command(app, line.verify)->final_callback([&line] {
+    line.run = [&line] { return run_verify(line.verify); };
+  });
   add_stats_command(app, line.stats)->final_callback([&line] {
     line.run = [&line] { return run_stats(line.stats); };
   });

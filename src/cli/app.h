@@ -16,6 +16,8 @@ struct CommandLine {
   StatsOptions stats;
   PlanOptions plan;
   WhichOptions which;
+  ResumeOptions resume;
+  VerifyOptions verify;
   std::function<Status()> run;  // set by the subcommand that was chosen
 };
 
@@ -35,6 +37,10 @@ void add_partitioning_options(CLI::App& app, SplitOptions& options, bool with_pa
 // Each subcommand's declaration lives beside its implementation.
 CLI::App* add_split_command(CLI::App& app, SplitOptions& options);
 Status run_split(const SplitOptions& options);
+CLI::App* add_resume_command(CLI::App& app, ResumeOptions& options);
+Status run_resume(const ResumeOptions& options);
+CLI::App* add_verify_command(CLI::App& app, VerifyOptions& options);
+Status run_verify(const VerifyOptions& options);
 CLI::App* add_stats_command(CLI::App& app, StatsOptions& options);
 Status run_stats(const StatsOptions& options);
 CLI::App* add_plan_command(CLI::App& app, PlanOptions& options);

@@ -39,11 +39,31 @@ struct SplitOptions {
   // Bad lines
   std::string on_bad = "dead-letter";
   std::string dead_letter;
+  // Checkpoints
+  std::string checkpoint_every = "64MiB";
+  std::string commit = "sync";
+  bool incremental = false;
+  std::string max_bad;   // N or P%
+  std::string max_skew;  // R
   // Reporting
   bool quiet = false;
   bool progress = false;
   bool no_progress = false;
   bool verbose = false;
+};
+
+struct ResumeOptions {
+  std::string dir;
+  unsigned threads = 0;  // 0: as recorded
+  bool quiet = false;
+  bool progress = false;
+  bool no_progress = false;
+  bool verbose = false;
+};
+
+struct VerifyOptions {
+  std::string dir;
+  bool quiet = false;
 };
 
 struct StatsOptions {

@@ -4,11 +4,14 @@
 
 #include <cstdio>
 
+#include "checkpoint/checkpoint_store.h"
+#include "checkpoint/incremental_plan.h"
 #include "cli/app.h"
+#include "cli/recorded_options.h"
+#include "cli/run_report.h"
 #include "cli/split_config.h"
-#include "insight/summary.h"
-#include "pipeline/pipeline.h"
 #include "sinks/output_directory.h"
+#include "util/interrupt.h"
 
 namespace keyshard {
 
@@ -19,7 +22,8 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
       "  keyshard split -k user_id -n 8 -o out/ events.ndjson logs/*.ndjson.zst\n"
       "  keyshard split -k account.id -k currency -n 16 --hash crc32 -o out/ tx.ndjson\n"
       "  keyshard split -k account -n 16 --exec 'python3 settle.py' -o out/ tx.ndjson\n"
-      "  keyshard split --format delimited --delimiter , -k 3 -n 4 -o - < x.csv");
+      "  keyshard split --format delimited --delimiter , -k 3 -n 4 -o - < x.csv\n"
+      "  keyshard split --incremental -k user_id -n 8 -o out/ /var/log/app.ndjson");
 
   add_input_options(*split, o);
   add_key_options(*split, o);
@@ -68,6 +72,28 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
       ->group("Bad lines")
       ->type_name("FILE");
 
+  split->add_option("--checkpoint-every", o.checkpoint_every,
+                    "Checkpoint after this much input (SIZE),\nor this often (30s, 5m); off")
+      ->group("Checkpoints")
+      ->type_name("WHEN")
+      ->capture_default_str();
+  split->add_option("--commit", o.commit,
+                    "sync: fsync outputs before each checkpoint;\nasync: survive a crash, not "
+                    "a power cut")
+      ->group("Checkpoints")
+      ->type_name("MODE")
+      ->check(choice({"sync", "async"}))
+      ->capture_default_str();
+  split->add_flag("--incremental", o.incremental,
+                  "Continue each file where the last run\nstopped and append (for cron)")
+      ->group("Checkpoints");
+  split->add_option("--max-bad", o.max_bad, "Exit 3 if bad lines exceed N or P% of lines")
+      ->group("Checkpoints")
+      ->type_name("N|P%");
+  split->add_option("--max-skew", o.max_skew, "Exit 4 if max/mean events per partition > R")
+      ->group("Checkpoints")
+      ->type_name("R");
+
   split->add_flag("-q,--quiet", o.quiet, "No summary (nor progress) on stderr")
       ->group("Reporting");
   add_progress_options(*split, o);
@@ -76,26 +102,67 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
   return split;
 }
 
-Status run_split(const SplitOptions& options) {
+Status run_split(const SplitOptions& given) {
+  SplitOptions options = given;
   RunConfig config;
   if (Status status = make_run_config(options, config); !status) return status;
-  if (Status status = prepare_outputs(config); !status) return status;
+  options.threads = config.threads;  // recorded as resolved
 
-  RunResult result = run_pipeline(config);
-  if (!result.status) return result.status;
-
-  if (!config.to_stdout) {
-    const std::string path = config.output_dir + "/keyshard-summary.json";
-    if (Status status = write_file_atomically(path, format_summary_json(result.stats, config));
-        !status) {
-      return status;
+  const std::string& dir = config.output_dir;
+  Checkpoint previous;
+  const bool continuing = config.incremental && !config.force && has_checkpoint(dir);
+  if (config.checkpoints && !continuing && !config.force && has_checkpoint(dir)) {
+    return Status::error("holds the checkpoint of an earlier run: continue it with `keyshard "
+                         "resume " + dir + "`, or start over with --force",
+                         dir, kExitUsage);
+  }
+  if (Status status = prepare_outputs(config, continuing); !status) return status;
+  RunLock lock;
+  if (config.checkpoints) {
+    if (Status status = lock.acquire(dir); !status) return status;
+    if (config.force) {
+      if (Status status = remove_checkpoint(dir); !status) return status;
     }
   }
-  if (!config.quiet) {
-    const std::string text = format_summary_text(result.stats, config);
-    std::fwrite(text.data(), 1, text.size(), stderr);
+
+  RunStart start;
+  start.options = record_options(options);
+  auto warn = [&config](const std::string& message) {
+    if (!config.quiet) std::fprintf(stderr, "keyshard: warning: %s\n", message.c_str());
+  };
+  if (continuing) {
+    if (Status status = load_checkpoint(dir, previous); !status) return status;
+    SplitOptions before;
+    if (Status status = restore_options(previous.options, checkpoint_path(dir), before); !status) {
+      return status;
+    }
+    if (!previous.incremental) {
+      return Status::error("was written by a split without --incremental: continue it with "
+                           "`keyshard resume " + dir + "`, or start over with --force",
+                           dir, kExitUsage);
+    }
+    if (const std::string difference = first_difference(before, options); !difference.empty()) {
+      return Status::error("this --incremental run is set up differently from the last one (" +
+                               difference + "); use the same options, or start over with --force",
+                           dir, kExitUsage);
+    }
+    start.inputs = plan_incremental(previous, config.inputs, warn);
+    start.resume = &previous;
+  } else {
+    for (const std::string& path : config.inputs) {
+      start.inputs.push_back(InputStart{InputPosition{path}, config.incremental});
+    }
   }
-  return {};
+  config.inputs.clear();
+  config.input_names.clear();
+  for (const InputStart& input : start.inputs) {
+    config.inputs.push_back(input.position.path);
+    config.input_names.push_back(input.position.path == "-" ? "<stdin>" : input.position.path);
+  }
+
+  if (config.checkpoints) catch_interrupts();
+  RunResult result = run_pipeline(config, config.checkpoints ? &start : nullptr);
+  return report_run(config, result, continuing ? &previous.stats : nullptr);
 }
 
 }  // namespace keyshard

@@ -180,6 +180,63 @@ Status parse_missing_key(const std::string& text, RunConfig& config) {
   return usage("invalid --missing-key \"" + text + "\": use bad or partition:P");
 }
 
+// 64MiB, or a duration: 30s, 5m, 1h; off: only at the start and the end of the run.
+Status parse_checkpoint_every(const std::string& text, RunConfig& config) {
+  config.checkpoint_every_bytes = 0;
+  config.checkpoint_every_seconds = 0;
+  if (text == "off") return {};
+  if (parse_size(text, config.checkpoint_every_bytes) && config.checkpoint_every_bytes > 0) {
+    return {};
+  }
+  double number = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  const std::string_view unit(end, static_cast<size_t>(text.data() + text.size() - end));
+  const double scale = unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  if (error == std::errc() && number > 0 && scale > 0) {
+    config.checkpoint_every_seconds = number * scale;
+    return {};
+  }
+  return usage("invalid --checkpoint-every \"" + text +
+               "\": give a size of input (64MiB), a time (30s, 5m, 1h) or off");
+}
+
+Status parse_guardrails(const SplitOptions& options, RunConfig& config) {
+  if (!options.max_bad.empty()) {
+    std::string text = options.max_bad;
+    const bool percent = text.back() == '%';
+    if (percent) text.pop_back();
+    bool good = false;
+    if (percent) {
+      double share = 0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), share);
+      good = error == std::errc() && end == text.data() + text.size() && share >= 0 &&
+             share <= 100;
+      config.max_bad_share = share / 100;
+    } else {
+      uint64_t count = 0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+      good = error == std::errc() && end == text.data() + text.size();
+      config.max_bad_lines = count;
+    }
+    if (!good) {
+      return usage("invalid --max-bad \"" + options.max_bad +
+                   "\": give a number of lines (100) or a share of the lines read (0.5%)");
+    }
+  }
+  if (!options.max_skew.empty()) {
+    double skew = 0;
+    const std::string& text = options.max_skew;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), skew);
+    if (error != std::errc() || end != text.data() + text.size() || skew < 1) {
+      return usage("invalid --max-skew \"" + text +
+                   "\": give the largest max/mean events per partition allowed, at least 1 "
+                   "(e.g. 2.5)");
+    }
+    config.max_skew = skew;
+  }
+  return {};
+}
+
 }  // namespace
 
 bool parse_size(std::string_view text, uint64_t& bytes) {
@@ -281,7 +338,28 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
   if (!config.exec() && (config.exec_per_worker || config.allow_early_exit)) {
     return usage("--exec-per and --allow-early-exit go with --exec CMD");
   }
-  return {};
+
+  config.checkpoints = !config.to_stdout;
+  if (Status status = parse_checkpoint_every(options.checkpoint_every, config); !status) {
+    return status;
+  }
+  if (options.commit != "sync" && options.commit != "async") {
+    return usage("invalid --commit \"" + options.commit + "\": use sync or async");
+  }
+  config.commit_sync = options.commit == "sync";
+  config.incremental = options.incremental;
+  if (config.incremental) {
+    if (config.to_stdout) {
+      return usage("--incremental keeps its state in the output directory: give -o DIR");
+    }
+    for (const std::string& path : config.inputs) {
+      if (path == "-") {
+        return usage("--incremental continues files from where the last run stopped; it "
+                     "cannot read stdin (name the files)");
+      }
+    }
+  }
+  return parse_guardrails(options, config);
 }
 
 }  // namespace keyshard

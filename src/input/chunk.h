@@ -38,6 +38,7 @@ struct Chunk {
   uint32_t input = 0;          // index of the input the lines came from
   uint64_t input_offset = 0;   // byte offset of data[0] within that input (decompressed)
   bool final_fragment = false;  // the input ended without '\n' inside this chunk
+  bool checkpoint_after = false;  // a checkpoint is taken once every owner has applied this
 
   // Routing, written by one router, then read by every owner.
   std::vector<uint32_t> line_starts;   // offset of each line; one extra entry: the end

@@ -11,8 +11,81 @@
 namespace keyshard {
 
 ChunkReader::ChunkReader(std::vector<std::string> paths, size_t chunk_size, size_t max_line_size)
-    : paths_(std::move(paths)), chunk_size_(chunk_size), max_line_size_(max_line_size) {
-  if (paths_.empty()) paths_.push_back("-");
+    : chunk_size_(chunk_size), max_line_size_(max_line_size) {
+  if (paths.empty()) paths.push_back("-");
+  for (std::string& path : paths) starts_.push_back(InputStart{InputPosition{std::move(path)}});
+  for (const InputStart& start : starts_) positions_.push_back(start.position);
+}
+
+ChunkReader::ChunkReader(std::vector<InputStart> starts, size_t chunk_size, size_t max_line_size,
+                         bool hold_unterminated, std::function<void(const std::string&)> warn)
+    : starts_(std::move(starts)),
+      hold_unterminated_(hold_unterminated),
+      warn_(std::move(warn)),
+      chunk_size_(chunk_size),
+      max_line_size_(max_line_size) {
+  for (const InputStart& start : starts_) positions_.push_back(start.position);
+}
+
+std::vector<InputPosition> ChunkReader::positions(uint32_t& current) const {
+  std::vector<InputPosition> result = positions_;
+  current = 0;
+  while (current < starts_.size() && starts_[current].finished) ++current;
+  if (opened_) {
+    current = input_index_;
+    InputPosition& now = result[input_index_];
+    now.head_hash = window_.head_hash();
+    now.tail_hash = window_.tail_hash();
+  }
+  return result;
+}
+
+// Skips to the recorded offset (seeking when it can, else reading through) and checks that the
+// bytes before it are the ones recorded.
+Status ChunkReader::position_input(InputStart& start) {
+  InputPosition& recorded = start.position;
+  window_.reset();
+  if (recorded.offset == 0) return {};
+  std::string problem;
+  std::string head, tail;
+  if (recorded.device != 0 && (source_->device != recorded.device ||
+                               source_->inode != recorded.inode)) {
+    problem = "it is another file now (its device or inode changed)";
+  } else if (source_->seek(recorded.offset, head, tail)) {
+    window_.assign(std::move(head), std::move(tail));
+  } else {
+    auto buffer = std::make_unique<char[]>(1 << 20);
+    uint64_t skipped = 0;
+    while (skipped < recorded.offset) {
+      size_t got = 0;
+      if (Status status = source_->read(buffer.get(),
+                                        std::min<uint64_t>(1 << 20, recorded.offset - skipped), got);
+          !status) {
+        return status;
+      }
+      if (got == 0) break;
+      window_.add({buffer.get(), got});
+      skipped += got;
+    }
+    if (skipped < recorded.offset) {
+      problem = "it is shorter than the recorded position (" + std::to_string(recorded.offset) +
+                " bytes)";
+    }
+  }
+  if (problem.empty() && (window_.head_hash() != recorded.head_hash ||
+                          window_.tail_hash() != recorded.tail_hash)) {
+    problem = "its bytes before the recorded position differ";
+  }
+  if (problem.empty()) return {};
+  if (!start.restart_if_changed) {
+    return Status::error("changed since the checkpoint: " + problem, source_->name());
+  }
+  if (warn_) warn_(source_->name() + ": " + problem + "; reading it again from the start");
+  if (Status status = open_input(recorded.path, source_); !status) return status;
+  recorded.offset = 0;
+  recorded.lines = 0;
+  window_.reset();
+  return {};
 }
 
 void ChunkReader::ensure_capacity(Chunk& chunk, size_t capacity) {
@@ -25,12 +98,24 @@ void ChunkReader::ensure_capacity(Chunk& chunk, size_t capacity) {
 }
 
 Status ChunkReader::open_next_input() {
-  const std::string& path = paths_[next_path_++];
-  Status status = open_input(path, source_);
+  if (opened_) {  // the input just finished keeps its fingerprints
+    positions_[input_index_].head_hash = window_.head_hash();
+    positions_[input_index_].tail_hash = window_.tail_hash();
+  }
+  InputStart& start = starts_[next_path_++];
+  Status status = open_input(start.position.path, source_);
   if (!status) return status;
-  input_index_ = static_cast<uint32_t>(names_.size());
+  input_index_ = static_cast<uint32_t>(next_path_ - 1);
+  opened_ = true;
   names_.push_back(source_->name());
-  input_offset_ = 0;
+  if (status = position_input(start); !status) return status;
+  InputPosition& position = positions_[input_index_];
+  position = start.position;
+  position.device = source_->device;
+  position.inode = source_->inode;
+  position.size = source_->file_size;
+  position.compressed = source_->compressed();
+  input_offset_ = position.offset;
   source_done_ = false;
   return {};
 }
@@ -42,7 +127,8 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
   }
   for (;;) {
     if (!source_) {
-      if (next_path_ == paths_.size()) return false;
+      while (next_path_ < starts_.size() && starts_[next_path_].finished) ++next_path_;
+      if (next_path_ == starts_.size()) return false;
       status = open_next_input();
       if (!status) return false;
     }
@@ -107,6 +193,10 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       source_.reset();
     } else if (source_done_) {
       source_.reset();
+      if (hold_unterminated_ && chunk.size > 0 && chunk.data[chunk.size - 1] != '\n') {
+        // --incremental: the last line may still be being written; the next run reads it.
+        chunk.size = last_newline ? static_cast<size_t>(last_newline - chunk.data.get()) + 1 : 0;
+      }
       if (chunk.size == 0) continue;  // an empty input, or one that ended on a chunk boundary
       chunk.final_fragment = chunk.data[chunk.size - 1] != '\n';
     } else {
@@ -120,6 +210,9 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
     chunk.input = input_index_;
     chunk.input_offset = input_offset_;
     input_offset_ += chunk.size;
+    bytes_delivered_ += chunk.size;
+    window_.add({chunk.data.get(), chunk.size});
+    positions_[input_index_].offset = input_offset_;
     return true;
   }
 }

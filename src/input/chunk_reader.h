@@ -2,20 +2,34 @@
 // two chunks; a line longer than a chunk grows that chunk, up to the --max-line-size limit.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "input/chunk.h"
+#include "input/input_position.h"
 #include "input/input_source.h"
 #include "util/status.h"
 
 namespace keyshard {
 
+/// Where to start reading one input: from `position.offset` (0: the start). A non-zero offset
+/// is checked against the recorded fingerprints (and device and inode, when recorded).
+struct InputStart {
+  InputPosition position;
+  bool restart_if_changed = false;  // --incremental: a changed input is read again from 0
+  bool finished = false;  // resume: read to its end already; it is not opened again
+};
+
 class ChunkReader {
  public:
   /// `paths` in order ("-" is stdin); `chunk_size` is the usual size of a chunk.
   ChunkReader(std::vector<std::string> paths, size_t chunk_size, size_t max_line_size);
+  /// Reads `starts` in order, each from its recorded position. With `hold_unterminated`, a last
+  /// line without '\n' is not delivered (it waits for the next --incremental run).
+  ChunkReader(std::vector<InputStart> starts, size_t chunk_size, size_t max_line_size,
+              bool hold_unterminated, std::function<void(const std::string&)> warn);
 
   /// Fills `chunk` with the next lines. Returns false at the end of all inputs (chunk unused)
   /// or on error (then `status` says why; lines before the failure were all delivered).
@@ -23,14 +37,27 @@ class ChunkReader {
 
   /// Total bytes read from the inputs (decompressed).
   uint64_t bytes_read() const { return bytes_read_; }
+  /// Bytes handed out in chunks (what a checkpoint counts as consumed).
+  uint64_t bytes_delivered() const { return bytes_delivered_; }
   /// Display names of the inputs opened so far, in order.
   const std::vector<std::string>& input_names() const { return names_; }
 
+  /// Every input's position after the last chunk handed out, fingerprints included; inputs
+  /// not opened yet keep their starting position. `current` receives the input in progress.
+  std::vector<InputPosition> positions(uint32_t& current) const;
+
  private:
   Status open_next_input();
+  Status position_input(InputStart& start);
   static void ensure_capacity(Chunk& chunk, size_t capacity);
 
-  std::vector<std::string> paths_;
+  std::vector<InputStart> starts_;
+  std::vector<InputPosition> positions_;
+  FingerprintWindow window_;  // of the input in progress
+  bool hold_unterminated_ = false;
+  bool opened_ = false;  // an input has been opened
+  std::function<void(const std::string&)> warn_;
+  uint64_t bytes_delivered_ = 0;
   size_t next_path_ = 0;
   size_t chunk_size_;
   size_t max_line_size_;

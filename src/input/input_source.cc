@@ -1,9 +1,12 @@
 #include "input/input_source.h"
 
+#include "input/input_position.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -42,7 +45,33 @@ class PlainSource final : public InputSource {
 
   bool compressed() const override { return false; }
 
+  bool seek(uint64_t offset, std::string& head, std::string& tail) override {
+    if (device == 0 && inode == 0) return false;  // not a regular file
+    struct stat info {};
+    if (::fstat(fd_.get(), &info) != 0 || static_cast<uint64_t>(info.st_size) < offset) {
+      return false;
+    }
+    const uint64_t window = std::min(offset, kFingerprintBytes);
+    if (!read_back(0, window, head) || !read_back(offset - window, window, tail)) return false;
+    if (::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_SET) < 0) return false;
+    prefix_.used = prefix_.size;
+    return true;
+  }
+
  private:
+  bool read_back(uint64_t at, uint64_t size, std::string& out) {
+    out.assign(size, '\0');
+    size_t done = 0;
+    while (done < size) {
+      const ssize_t got =
+          ::pread(fd_.get(), out.data() + done, size - done, static_cast<off_t>(at + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      done += static_cast<size_t>(got);
+    }
+    return true;
+  }
+
   FileDescriptor fd_;
   SniffedPrefix prefix_;
 };
@@ -78,6 +107,7 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
       ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
     }
   }
+  const bool regular = S_ISREG(info.st_mode);
 
   SniffedPrefix prefix;
   while (prefix.size < sizeof prefix.bytes) {
@@ -91,6 +121,11 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
     source = make_zstd_source(name, std::move(fd), prefix);
   } else {
     source = std::make_unique<PlainSource>(name, std::move(fd), prefix);
+  }
+  if (regular) {
+    source->device = static_cast<uint64_t>(info.st_dev);
+    source->inode = static_cast<uint64_t>(info.st_ino);
+    source->file_size = static_cast<uint64_t>(info.st_size);
   }
   return {};
 }

@@ -27,6 +27,19 @@ class InputSource {
   /// The name used in messages: the path as given, or "<stdin>".
   const std::string& name() const { return name_; }
 
+  /// A plain regular file can jump to `offset` instead of reading up to it: `head` and `tail`
+  /// receive the bytes its fingerprints cover (see InputPosition). False when the source must
+  /// be read through instead (a pipe, zstd) or the file is shorter than `offset`.
+  virtual bool seek(uint64_t offset, std::string& head, std::string& tail) {
+    (void)offset, (void)head, (void)tail;
+    return false;
+  }
+
+  /// Device, inode and size of a regular file (zero otherwise), and whether it is compressed.
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  uint64_t file_size = 0;
+
  protected:
   explicit InputSource(std::string name) : name_(std::move(name)) {}
 

@@ -59,6 +59,28 @@ void HeavyHitters::insert(std::string_view key, uint64_t hash, uint64_t count,
   ++used_;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> HeavyHitters::counts() const {
+  std::vector<std::pair<uint64_t, uint64_t>> result;
+  for (const Slot& slot : slots_) {
+    if (slot.count != 0) result.emplace_back(slot.hash, slot.count);
+  }
+  std::sort(result.begin(), result.end());
+  return result;
+}
+
+void HeavyHitters::restore(const std::vector<std::pair<uint64_t, uint64_t>>& counts,
+                           uint64_t total) {
+  std::fill(slots_.begin(), slots_.end(), Slot{});
+  free_keys_.clear();
+  for (size_t i = counters_; i > 0; --i) free_keys_.push_back(static_cast<uint32_t>(i - 1));
+  used_ = 0;
+  for (const auto& [hash, count] : counts) {
+    if (used_ == counters_) break;
+    if (count != 0 && find(hash) == nullptr) insert({}, hash, count, 0);
+  }
+  total_ = total;
+}
+
 void HeavyHitters::rebuild(const std::vector<Slot>& live) {
   std::fill(slots_.begin(), slots_.end(), Slot{});
   used_ = 0;

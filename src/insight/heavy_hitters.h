@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace keyshard {
@@ -45,6 +46,12 @@ class HeavyHitters {
   uint64_t error_bound() const { return total_ / (counters_ + 1); }
 
   static uint64_t key_hash(std::string_view key);
+
+  /// The live counters as (key hash, count), sorted by hash: with total(), the whole state of
+  /// a summary that keeps no key bytes (a checkpoint records it).
+  std::vector<std::pair<uint64_t, uint64_t>> counts() const;
+  /// Replaces the state with recorded counters (at most the number of counters; keys empty).
+  void restore(const std::vector<std::pair<uint64_t, uint64_t>>& counts, uint64_t total);
 
   /// Bytes held by the summary: fixed at construction, whatever the stream.
   size_t memory_bytes() const {

@@ -46,4 +46,21 @@ void RunStats::merge(const RunStats& other) {
   }
 }
 
+void RunStats::subtract(const RunStats& earlier) {
+  auto minus = [](uint64_t& value, uint64_t taken) { value = value >= taken ? value - taken : 0; };
+  minus(lines_read, earlier.lines_read);
+  minus(bytes_read, earlier.bytes_read);
+  minus(dead_lettered, earlier.dead_lettered);
+  minus(skipped, earlier.skipped);
+  minus(missing_key_routed, earlier.missing_key_routed);
+  for (size_t i = 0; i < bad_by_reason.size(); ++i) minus(bad_by_reason[i], earlier.bad_by_reason[i]);
+  for (size_t i = 0; i < salted_events.size() && i < earlier.salted_events.size(); ++i) {
+    minus(salted_events[i], earlier.salted_events[i]);
+  }
+  for (size_t p = 0; p < partition_events.size() && p < earlier.partition_events.size(); ++p) {
+    minus(partition_events[p], earlier.partition_events[p]);
+    minus(partition_bytes[p], earlier.partition_bytes[p]);
+  }
+}
+
 }  // namespace keyshard

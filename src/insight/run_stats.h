@@ -65,6 +65,9 @@ struct RunStats {
   double byte_skew() const;
   /// Adds another owner's counters into this one.
   void merge(const RunStats& other);
+  /// Takes away the counters of an earlier run that this one continued (--incremental shows
+  /// each run's own numbers).
+  void subtract(const RunStats& earlier);
 };
 
 }  // namespace keyshard

@@ -30,6 +30,12 @@ std::string with_commas(uint64_t value) {
   return out;
 }
 
+// An input by index; a decision an earlier --incremental run made may name an input no longer
+// given.
+std::string input_name(const RunStats& stats, uint32_t input) {
+  return input < stats.inputs.size() ? stats.inputs[input] : "an earlier input";
+}
+
 }  // namespace
 
 std::string format_summary_text(const RunStats& stats, const RunConfig& config) {
@@ -65,7 +71,7 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
     std::string key;
     append_json_string(key, decision.key);
     fmt::format_to(it, "  hot key {} salted over {} sub-keys from {} byte {}: {} events\n", key,
-                   decision.sub_keys, stats.inputs.at(decision.input), decision.offset,
+                   decision.sub_keys, input_name(stats, decision.input), decision.offset,
                    with_commas(decision.events));
   }
   fmt::format_to(it, "  partitions {} ({})  skew {:.2f} events, {:.2f} bytes (max/mean)\n",
@@ -150,7 +156,7 @@ std::string format_summary_json(const RunStats& stats, const RunConfig& config) 
     out += i ? ",\n    {\"key\": " : "\n    {\"key\": ";
     append_json_string(out, decision.key);
     out += ", \"input\": ";
-    append_json_string(out, stats.inputs.at(decision.input));
+    append_json_string(out, input_name(stats, decision.input));
     fmt::format_to(it, ", \"offset\": {}, \"sub_keys\": {}, \"events\": {}}}", decision.offset,
                    decision.sub_keys, decision.events);
   }

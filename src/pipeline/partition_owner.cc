@@ -35,8 +35,32 @@ std::string partition_file_name(const RunConfig& config, uint32_t partition) {
   return name;
 }
 
-PartitionOwner::PartitionOwner(const RunConfig& config, unsigned index, unsigned count)
-    : config_(config), index_(index), count_(count), stats_(config.partitions) {
+PartitionOwner::PartitionOwner(const RunConfig& config, unsigned index, unsigned count,
+                               const Checkpoint* resume, std::vector<uint64_t> input_lines)
+    : config_(config),
+      index_(index),
+      count_(count),
+      stats_(config.partitions),
+      resume_(resume),
+      input_lines_(std::move(input_lines)) {
+  input_lines_.resize(std::max<size_t>(input_lines_.size(), config.inputs.size() + 1));
+  if (resume) {
+    // Each owner continues its own partitions' counters; owner 0 also the run's totals.
+    const RunStats& before = resume->stats;
+    for (uint32_t p = index_; p < config.partitions && p < before.partition_events.size();
+         p += count_) {
+      stats_.partition_events[p] = before.partition_events[p];
+      stats_.partition_bytes[p] = before.partition_bytes[p];
+    }
+    if (writes_dead_letters()) {
+      stats_.lines_read = before.lines_read;
+      stats_.dead_lettered = before.dead_lettered;
+      stats_.skipped = before.skipped;
+      stats_.missing_key_routed = before.missing_key_routed;
+      stats_.bad_by_reason = before.bad_by_reason;
+      stats_.salted_events = before.salted_events;
+    }
+  }
   flush_size_ = config.ordered_stdout() || (config.exec() && config.exec_per_worker)
                     ? kMaxFlush
                     : std::clamp(kOutputBudget / config.partitions, kMinFlush, kMaxFlush);
@@ -50,8 +74,10 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
   FileDescriptor file;
   std::unique_ptr<Sink> compressed;
   const std::string path = config_.output_dir + "/" + file_name;
+  // A resumed run appends to what the children wrote before (at-least-once, see the man page).
+  const int mode = resume_ ? O_APPEND : O_TRUNC;
   if (!config_.to_stdout && !config_.zstd_level) {
-    file = FileDescriptor(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
+    file = FileDescriptor(::open(path.c_str(), O_WRONLY | O_CREAT | mode | O_CLOEXEC, 0666));
     if (!file.valid()) return Status::error("cannot create: " + errno_text(errno), path);
   } else if (!config_.to_stdout) {
     std::unique_ptr<Sink> sink;
@@ -112,21 +138,34 @@ Status PartitionOwner::open(ExecCollector* collector) {
   } else {
     for (uint32_t p = index_; p < config_.partitions; p += count_) {
       std::unique_ptr<Sink> sink;
-      const std::string path = config_.output_dir + "/" + partition_file_name(config_, p);
-      if (Status status = open_file_sink(path, sink); !status) return status;
+      if (Status status = open_partition_file(p, sink); !status) return status;
       outputs_.push_back(Output{wrap(std::move(sink)), {}});
     }
   }
   for (Output& output : outputs_) output.buffer.reserve(flush_size_ + 4096);
   if (writes_dead_letters() && config_.on_bad == BadLinePolicy::kDeadLetter) {
-    if (config_.dead_letter_path.empty()) {
+    const std::string& path = config_.dead_letter_path;
+    Status status;
+    if (path.empty()) {
       dead_letters_.sink = make_stderr_sink();
-    } else if (Status status = open_file_sink(config_.dead_letter_path, dead_letters_.sink);
-               !status) {
-      return status;
+    } else if (resume_ && config_.checkpoints) {
+      status = reopen_file_sink(path, resume_->dead_letter.value_or(OutputState{}),
+                                dead_letters_.sink);
+    } else {
+      status = open_file_sink(path, dead_letters_.sink, config_.checkpoints);
     }
+    if (!status) return status;
   }
   return {};
+}
+
+Status PartitionOwner::open_partition_file(uint32_t partition, std::unique_ptr<Sink>& sink) {
+  const std::string path = config_.output_dir + "/" + partition_file_name(config_, partition);
+  if (resume_ && tracks_outputs()) {
+    // A checkpoint records every partition; a zstd file is cut at a frame boundary.
+    return reopen_file_sink(path, resume_->outputs.at(partition), sink);
+  }
+  return open_file_sink(path, sink, tracks_outputs());
 }
 
 PartitionOwner::Output& PartitionOwner::output_of(uint32_t partition) {
@@ -224,10 +263,8 @@ void PartitionOwner::count_only(const Chunk& chunk) {
 }
 
 Status PartitionOwner::apply(const Chunk& chunk) {
-  if (chunk.input != current_input_) {
-    current_input_ = chunk.input;
-    lines_before_ = 0;
-  }
+  if (chunk.input >= input_lines_.size()) input_lines_.resize(chunk.input + 1);
+  lines_before_ = input_lines_[chunk.input];
   if (config_.dry_run) {
     count_only(chunk);
   } else if (config_.ordered_stdout()) {
@@ -264,8 +301,50 @@ Status PartitionOwner::apply(const Chunk& chunk) {
                          bad_line_where(config_, chunk.input, lines_before_ + bad.line + 1),
                          kExitBadInput);
   }
-  lines_before_ += chunk.line_count();
+  input_lines_[chunk.input] += chunk.line_count();
   return {};
+}
+
+Status PartitionOwner::checkpoint(OwnerCut& cut) {
+  for (Output& output : outputs_) {
+    if (Status status = flush(output); !status) return status;
+    if (config_.commit_sync) {
+      if (Status status = output.sink->sync(); !status) return status;
+    }
+  }
+  if (dead_letters_.sink) {
+    if (Status status = flush(dead_letters_); !status) return status;
+    if (config_.commit_sync) {
+      if (Status status = dead_letters_.sink->sync(); !status) return status;
+    }
+  }
+  cut = final_cut();
+  return {};
+}
+
+OwnerCut PartitionOwner::final_cut() const {
+  OwnerCut cut;
+  cut.stats = stats_;
+  cut.stats.heavy_hitters = HeavyHitters(1);
+  if (tracks_outputs()) {
+    size_t k = 0;
+    for (uint32_t p = index_; p < config_.partitions && k < outputs_.size(); p += count_, ++k) {
+      OutputState state = outputs_[k].sink->state();
+      state.file = partition_file_name(config_, p);
+      state.lines = stats_.partition_events[p];
+      cut.outputs.emplace_back(p, std::move(state));
+    }
+  }
+  if (writes_dead_letters()) {
+    if (dead_letters_.sink && config_.checkpoints && !config_.dead_letter_path.empty()) {
+      OutputState state = dead_letters_.sink->state();
+      state.file = config_.dead_letter_path;
+      state.lines = stats_.dead_lettered;
+      cut.dead_letter = std::move(state);
+    }
+    cut.input_lines = input_lines_;
+  }
+  return cut;
 }
 
 Status PartitionOwner::finish() {
@@ -275,10 +354,14 @@ Status PartitionOwner::finish() {
   };
   for (Output& output : outputs_) {
     keep_first(flush(output));
+    if (config_.checkpoints && config_.commit_sync && first.ok()) keep_first(output.sink->sync());
     keep_first(output.sink->finish());
   }
   if (dead_letters_.sink) {
     keep_first(flush(dead_letters_));
+    if (config_.checkpoints && config_.commit_sync && first.ok()) {
+      keep_first(dead_letters_.sink->sync());
+    }
     keep_first(dead_letters_.sink->finish());
   }
   return first;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "checkpoint/checkpointer.h"
 #include "input/chunk.h"
 #include "insight/run_stats.h"
 #include "pipeline/run_config.h"
@@ -20,15 +21,24 @@ namespace keyshard {
 
 class PartitionOwner {
  public:
-  PartitionOwner(const RunConfig& config, unsigned index, unsigned count);
+  /// `resume`, when given, is the checkpoint this run continues: its outputs are cut back to
+  /// the recorded sizes and appended to, and its counters go on. `input_lines` holds the lines
+  /// of each input before its starting position.
+  PartitionOwner(const RunConfig& config, unsigned index, unsigned count,
+                 const Checkpoint* resume = nullptr, std::vector<uint64_t> input_lines = {});
 
   /// Opens the sinks of the partitions this owner writes; with --exec, starts their children,
   /// whose stdout and stderr pipes are handed to `collector`.
   Status open(ExecCollector* collector);
   /// Writes this owner's share of `chunk`. Under --on-bad fail, returns the bad line's error.
   Status apply(const Chunk& chunk);
-  /// Flushes every buffer and closes every sink.
+  /// Flushes every buffer (fsyncing with --commit sync) and reports this owner's part of a
+  /// checkpoint after the chunks applied so far.
+  Status checkpoint(OwnerCut& cut);
+  /// Flushes every buffer (fsyncing with --commit sync) and closes every sink.
   Status finish();
+  /// This owner's part of a checkpoint after finish().
+  OwnerCut final_cut() const;
 
   const RunStats& stats() const { return stats_; }
 
@@ -49,6 +59,8 @@ class PartitionOwner {
   Status append_to(Output& output, std::string_view bytes);
   Status flush(Output& output);
   Status handle_bad_lines(const Chunk& chunk);
+  Status open_partition_file(uint32_t partition, std::unique_ptr<Sink>& sink);
+  bool tracks_outputs() const { return config_.checkpoints && !config_.exec(); }
 
   const RunConfig& config_;
   unsigned index_;
@@ -59,8 +71,9 @@ class PartitionOwner {
   Output dead_letters_;              // owner 0 only
   std::unique_ptr<ZstdContext> zstd_;
   RunStats stats_;
-  uint32_t current_input_ = UINT32_MAX;
-  uint64_t lines_before_ = 0;        // lines of the current input in earlier chunks
+  const Checkpoint* resume_;
+  std::vector<uint64_t> input_lines_;  // per input: lines in the chunks applied so far
+  uint64_t lines_before_ = 0;          // lines of the current input in earlier chunks
   std::string annotated_;            // scratch for one annotated line
 };
 

@@ -6,6 +6,7 @@
 #include "pipeline/pipeline.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -19,6 +20,7 @@
 #include "pipeline/router.h"
 #include "pipeline/salt_sequencer.h"
 #include "sinks/exec_collector.h"
+#include "util/interrupt.h"
 
 namespace keyshard {
 namespace {
@@ -38,9 +40,10 @@ struct Slot {
 
 class Scheduler {
  public:
-  Scheduler(unsigned workers, SaltSequencer* sequencer)
+  Scheduler(unsigned workers, SaltSequencer* sequencer, Checkpointer* checkpointer)
       : workers_(workers),
         sequencer_(sequencer),
+        checkpointer_(checkpointer),
         pool_(4 + 2 * workers),
         slots_(pool_.size()),
         next_to_apply_(workers, 0) {
@@ -93,6 +96,11 @@ class Scheduler {
         lock.unlock();
         const auto started = Clock::now();
         Status status = owner.apply(*chunk);
+        if (status && chunk->checkpoint_after && checkpointer_) {
+          OwnerCut cut;
+          status = owner.checkpoint(cut);
+          if (status) status = checkpointer_->report(chunk->sequence, std::move(cut));
+        }
         const double took = seconds_since(started);
         lock.lock();
         times_.write += took;
@@ -113,6 +121,9 @@ class Scheduler {
         lock.unlock();
         const auto started = Clock::now();
         sequencer_->sequence(*unsequenced.chunk);
+        if (unsequenced.chunk->checkpoint_after && checkpointer_) {
+          checkpointer_->salt_state(unsequenced.chunk->sequence, sequencer_->snapshot());
+        }
         const double took = seconds_since(started);
         lock.lock();
         times_.sequence += took;
@@ -174,6 +185,7 @@ class Scheduler {
  private:
   const unsigned workers_;
   SaltSequencer* const sequencer_;  // null without round-robin salting
+  Checkpointer* const checkpointer_;  // null without checkpoints
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<Chunk> pool_;
@@ -195,13 +207,32 @@ class Scheduler {
 
 }  // namespace
 
-RunResult run_pipeline(const RunConfig& config) {
+RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   const auto started = std::chrono::steady_clock::now();
   const unsigned workers = std::max(1u, config.threads);
   RunResult result{{}, RunStats(config.partitions)};
+  const Checkpoint* resume = start ? start->resume : nullptr;
   std::unique_ptr<SaltSequencer> sequencer;
-  if (config.sequenced_salting()) sequencer = std::make_unique<SaltSequencer>(config);
-  Scheduler scheduler(workers, sequencer.get());
+  if (config.sequenced_salting()) {
+    sequencer = std::make_unique<SaltSequencer>(config);
+    if (resume) sequencer->restore(resume->salt);
+  }
+  std::unique_ptr<Checkpointer> checkpointer;
+  if (config.checkpoints && start) {
+    Checkpoint base;
+    base.options = start->options;
+    base.incremental = config.incremental;
+    base.exec = config.exec();
+    base.stats = RunStats(config.partitions);
+    checkpointer = std::make_unique<Checkpointer>(config.output_dir, std::move(base), workers,
+                                                  sequencer != nullptr);
+  }
+  Scheduler scheduler(workers, sequencer.get(), checkpointer.get());
+  std::vector<uint64_t> input_lines;
+  if (start) {
+    for (const InputStart& input : start->inputs) input_lines.push_back(input.position.lines);
+  }
+  const uint64_t bytes_before = resume ? resume->stats.bytes_read : 0;
 
   // With --exec, one thread collects what the children print.
   std::unique_ptr<ExecCollector> collector;
@@ -211,7 +242,7 @@ RunResult run_pipeline(const RunConfig& config) {
   }
   std::vector<std::unique_ptr<PartitionOwner>> owners;
   for (unsigned w = 0; w < workers; ++w) {
-    owners.push_back(std::make_unique<PartitionOwner>(config, w, workers));
+    owners.push_back(std::make_unique<PartitionOwner>(config, w, workers, resume, input_lines));
     if (Status status = owners.back()->open(collector.get()); !status) {
       result.status = status;
       owners.clear();  // closes the children's input, so that they end
@@ -246,22 +277,65 @@ RunResult run_pipeline(const RunConfig& config) {
     });
   }
 
-  ChunkReader reader(config.inputs, config.chunk_size, config.max_line_size);
+  auto warn = [&config](const std::string& message) {
+    if (!config.quiet) std::fprintf(stderr, "keyshard: warning: %s\n", message.c_str());
+  };
+  ChunkReader reader = start ? ChunkReader(start->inputs, config.chunk_size, config.max_line_size,
+                                           config.incremental, warn)
+                             : ChunkReader(config.inputs, config.chunk_size, config.max_line_size);
+  auto reader_cut = [&] {
+    ReaderCut cut;
+    cut.inputs = reader.positions(cut.current);
+    cut.bytes_read = bytes_before + reader.bytes_delivered();
+    return cut;
+  };
+  if (checkpointer && !resume) {
+    // A fresh run records its empty start, so that `resume` works from its first byte.
+    std::vector<OwnerCut> cuts;
+    for (const auto& owner : owners) cuts.push_back(owner->final_cut());
+    result.status = checkpointer->write(checkpointer->assemble(
+        reader_cut(), std::move(cuts),
+        sequencer ? std::optional<SaltState>(sequencer->snapshot()) : std::nullopt));
+    if (!result.status) scheduler.abort(result.status);
+  }
+
   Status read_status;
   double read_seconds = 0;
   uint64_t chunks = 0;
+  uint64_t since_checkpoint = 0;
+  auto last_checkpoint = Clock::now();
   while (Chunk* chunk = scheduler.acquire()) {
+    if (interrupt_signal() != 0) {
+      scheduler.release_unused(chunk);
+      break;
+    }
     const auto read_started = Clock::now();
     const bool more = reader.next(*chunk, read_status);
     read_seconds += seconds_since(read_started);
     if (!more) {
       scheduler.release_unused(chunk);
+      if (!read_status.ok() && interrupt_signal() != 0) read_status = {};  // a read cut short
       break;
     }
     ++chunks;
     progress.bytes.store(reader.bytes_read(), std::memory_order_relaxed);
+    chunk->checkpoint_after = false;
+    if (checkpointer) {
+      since_checkpoint += chunk->size;
+      const bool by_size = config.checkpoint_every_bytes != 0 &&
+                           since_checkpoint >= config.checkpoint_every_bytes;
+      const bool by_time = config.checkpoint_every_seconds > 0 &&
+                           seconds_since(last_checkpoint) >= config.checkpoint_every_seconds;
+      if (by_size || by_time) {
+        chunk->checkpoint_after = true;
+        since_checkpoint = 0;
+        last_checkpoint = Clock::now();
+        checkpointer->expect(chunk->sequence, reader_cut());
+      }
+    }
     scheduler.publish(chunk);
   }
+  result.interrupted = interrupt_signal();
   scheduler.end_of_input();
   for (std::thread& thread : threads) thread.join();
   if (collector) (void)collector->join();  // its failures reached the scheduler
@@ -275,13 +349,24 @@ RunResult run_pipeline(const RunConfig& config) {
     if (result.status.ok() && !finish_status[w].ok()) result.status = finish_status[w];
     result.stats.merge(owners[w]->stats());
   }
+  if (checkpointer && result.status.ok()) {
+    // The last cut: everything read is written (and synced). An interrupted run resumes here;
+    // a finished one is complete (and an --incremental run continues from here next time).
+    std::vector<OwnerCut> cuts;
+    for (const auto& owner : owners) cuts.push_back(owner->final_cut());
+    Checkpoint last = checkpointer->assemble(
+        reader_cut(), std::move(cuts),
+        sequencer ? std::optional<SaltState>(sequencer->snapshot()) : std::nullopt);
+    last.complete = result.interrupted == 0;
+    result.status = checkpointer->write(last);
+  }
   for (const auto& router : routers) result.stats.heavy_hitters.merge(router->heavy_hitters());
   if (sequencer) result.stats.hot_key_decisions = sequencer->decisions();
   result.stats.stage_times = scheduler.times();
   result.stats.stage_times.read = read_seconds;
   result.stats.stage_times.chunks = chunks;
-  result.stats.bytes_read = reader.bytes_read();
-  result.stats.inputs = reader.input_names();
+  result.stats.bytes_read = bytes_before + reader.bytes_delivered();
+  result.stats.inputs = config.input_names;
   result.stats.elapsed_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

@@ -1,6 +1,11 @@
 // The split pipeline: reader -> routers -> partition owners -> sinks (see HACKING.md).
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "checkpoint/checkpoint.h"
+#include "input/chunk_reader.h"
 #include "insight/run_stats.h"
 #include "pipeline/run_config.h"
 #include "util/status.h"
@@ -10,9 +15,18 @@ namespace keyshard {
 struct RunResult {
   Status status;
   RunStats stats;
+  int interrupted = 0;  // the signal that stopped the run (a checkpoint was written)
 };
 
-/// Runs one split over `config.inputs`. The output directory must already be prepared.
-RunResult run_pipeline(const RunConfig& config);
+/// Where a checkpointed run starts: each input's position, and the checkpoint it continues.
+struct RunStart {
+  std::vector<InputStart> inputs;    // one per config.inputs entry
+  const Checkpoint* resume = nullptr;  // outputs, counters and salting to continue from
+  std::string options;               // the effective options, recorded in every checkpoint
+};
+
+/// Runs one split over `config.inputs`. The output directory must already be prepared. With
+/// `config.checkpoints`, `start` says where to begin and what to record.
+RunResult run_pipeline(const RunConfig& config, const RunStart* start = nullptr);
 
 }  // namespace keyshard

@@ -55,6 +55,18 @@ struct RunConfig {
   std::optional<uint32_t> missing_key_partition;
   std::string dead_letter_path;  // empty with to_stdout: records go to stderr
 
+  // Checkpoints (with -o DIR): a consistent cut every so many bytes of input or seconds
+  bool checkpoints = false;
+  uint64_t checkpoint_every_bytes = 64u << 20;  // 0: not by size
+  double checkpoint_every_seconds = 0;          // 0: not by time
+  bool commit_sync = true;   // fsync the outputs before each checkpoint that covers them
+  bool incremental = false;  // continue every input from its recorded offset; hold back a
+                             // last line without '\n'
+  // Guardrails: a run that crosses them ends with kExitTooManyBad / kExitSkewed
+  std::optional<uint64_t> max_bad_lines;
+  std::optional<double> max_bad_share;
+  std::optional<double> max_skew;
+
   // Reporting
   bool quiet = false;
   bool dry_run = false;  // stats: route and count everything, write nothing

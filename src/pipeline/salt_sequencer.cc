@@ -49,6 +49,28 @@ void SaltSequencer::detect_hot_keys(Chunk& chunk) {
   }
 }
 
+SaltState SaltSequencer::snapshot() const {
+  SaltState state;
+  state.dealt = dealt_;
+  state.decisions = decisions_;
+  state.automatic_dealt = automatic_dealt_;
+  state.shares = shares_.counts();
+  state.shares_total = shares_.total();
+  return state;
+}
+
+void SaltSequencer::restore(const SaltState& state) {
+  if (state.dealt.size() == dealt_.size()) dealt_ = state.dealt;
+  decisions_ = state.decisions;
+  automatic_dealt_ = state.automatic_dealt;
+  automatic_dealt_.resize(decisions_.size());
+  automatic_.clear();
+  for (size_t i = 0; i < decisions_.size(); ++i) {
+    automatic_.emplace(HeavyHitters::key_hash(decisions_[i].key), i);
+  }
+  shares_.restore(state.shares, state.shares_total);
+}
+
 void SaltSequencer::sequence(Chunk& chunk) {
   if (config_.hot_keys_share) detect_hot_keys(chunk);  // first: it skips --salt keys' lines
   for (const PendingSalt& pending : chunk.pending_salts) {

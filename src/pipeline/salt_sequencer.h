@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "checkpoint/checkpoint.h"
 #include "hash/partitioner.h"
 #include "input/chunk.h"
 #include "insight/heavy_hitters.h"
@@ -29,6 +30,10 @@ class SaltSequencer {
 
   /// The keys --hot-keys auto chose to salt, in the order it chose them.
   const std::vector<HotKeyDecision>& decisions() const { return decisions_; }
+
+  /// Everything the next chunk's salting depends on, for a checkpoint; and back.
+  SaltState snapshot() const;
+  void restore(const SaltState& state);
 
  private:
   void detect_hot_keys(Chunk& chunk);

@@ -1,7 +1,12 @@
 #include "sinks/file_sink.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+
+#include "checkpoint/content_hash.h"
 
 
 namespace keyshard {
@@ -22,6 +27,7 @@ class FileSink final : public Sink {
     int error_number = 0;
     Status status = write_all(fd_.get(), block, name_, &error_number);
     if (!status && quiet_on_broken_pipe_ && error_number == EPIPE) return Status::quiet_stop();
+    if (status && tracked_) hash_.update(block);
     return status;
   }
 
@@ -35,19 +41,74 @@ class FileSink final : public Sink {
 
   const std::string& name() const override { return name_; }
 
+  Status sync() override {
+    if (!owned_ || !fd_.valid()) return {};
+    if (::fsync(fd_.get()) != 0) return Status::error("fsync failed: " + errno_text(errno), name_);
+    return {};
+  }
+
+  OutputState state() const override {
+    if (!tracked_) return {};
+    return OutputState{name_, hash_.size(), 0, hash_.chain(), hash_.digest()};
+  }
+
+  /// Starts tracking, from the hash of what the file already holds.
+  void track(ContentHash hash) {
+    tracked_ = true;
+    hash_ = std::move(hash);
+  }
+
  private:
   std::string name_;
   FileDescriptor fd_;
   bool owned_;
   bool quiet_on_broken_pipe_;
+  bool tracked_ = false;
+  ContentHash hash_;
 };
 
 }  // namespace
 
-Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink) {
+Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool tracked) {
   FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
   if (!fd.valid()) return Status::error("cannot create: " + errno_text(errno), path);
-  sink = std::make_unique<FileSink>(path, std::move(fd), true, false);
+  auto file = std::make_unique<FileSink>(path, std::move(fd), true, false);
+  if (tracked) file->track(ContentHash());
+  sink = std::move(file);
+  return {};
+}
+
+Status reopen_file_sink(const std::string& path, const OutputState& recorded,
+                        std::unique_ptr<Sink>& sink) {
+  const int flags = O_RDWR | O_CLOEXEC | (recorded.size == 0 ? O_CREAT : 0);
+  FileDescriptor fd(::open(path.c_str(), flags, 0666));
+  if (!fd.valid()) {
+    return Status::error("cannot open to continue: " + errno_text(errno) +
+                             (errno == ENOENT ? " (it was removed since the checkpoint)" : ""),
+                         path);
+  }
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) return Status::error("cannot stat: " + errno_text(errno), path);
+  const auto size = static_cast<uint64_t>(info.st_size);
+  if (size < recorded.size) {
+    return Status::error("holds " + std::to_string(size) + " bytes, fewer than the " +
+                             std::to_string(recorded.size) +
+                             " the checkpoint records: it was truncated since",
+                         path);
+  }
+  ContentHash hash;
+  if (Status status = hash.restore(fd.get(), path, recorded.size, recorded.chain, recorded.digest);
+      !status) {
+    return status;
+  }
+  // Anything after the recorded size was written after the checkpoint: it is written again.
+  if (::ftruncate(fd.get(), static_cast<off_t>(recorded.size)) != 0 ||
+      ::lseek(fd.get(), 0, SEEK_END) < 0) {
+    return Status::error("cannot cut back to the checkpoint: " + errno_text(errno), path);
+  }
+  auto file = std::make_unique<FileSink>(path, std::move(fd), true, false);
+  file->track(std::move(hash));
+  sink = std::move(file);
   return {};
 }
 

@@ -9,8 +9,15 @@
 
 namespace keyshard {
 
-/// Creates (or truncates) `path` for writing.
-Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink);
+/// Creates (or truncates) `path` for writing. With `tracked`, the sink keeps the file's size and
+/// content hash for checkpoints (see ContentHash).
+Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool tracked = false);
+
+/// Reopens `path` to continue a checkpointed run: cuts it back to `recorded.size` (what was
+/// committed), checks the content hash of the kept part, and appends from there. A file shorter
+/// than the record, or whose kept bytes differ, is refused.
+Status reopen_file_sink(const std::string& path, const OutputState& recorded,
+                        std::unique_ptr<Sink>& sink);
 
 /// A sink on standard output. A closed stdout (EPIPE) ends the run quietly with status 0.
 std::unique_ptr<Sink> make_stdout_sink();

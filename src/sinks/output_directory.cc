@@ -50,14 +50,14 @@ Status check_open_file_limit(const RunConfig& config) {
 
 }  // namespace
 
-Status prepare_outputs(const RunConfig& config) {
+Status prepare_outputs(const RunConfig& config, bool continuing) {
   if (Status status = check_open_file_limit(config); !status) return status;
   if (config.to_stdout) return {};
   const std::string& dir = config.output_dir;
   std::error_code error;
   if (fs::exists(dir, error)) {
     if (!fs::is_directory(dir, error)) return Status::error("not a directory", dir, kExitUsage);
-    if (!fs::is_empty(dir, error) && !config.force) {
+    if (!fs::is_empty(dir, error) && !config.force && !continuing) {
       return Status::error(
           "the output directory is not empty; use --force to write into it anyway (files "
           "keyshard writes are replaced, others are left alone)",

@@ -9,9 +9,10 @@
 
 namespace keyshard {
 
-/// Creates the output directory if needed and refuses a non-empty one without --force; checks
-/// that the run can hold one open file per partition (raising the soft limit if it must).
-Status prepare_outputs(const RunConfig& config);
+/// Creates the output directory if needed and refuses a non-empty one without --force (unless
+/// `continuing` a checkpointed run in it); checks that the run can hold one open file per
+/// partition (raising the soft limit if it must).
+Status prepare_outputs(const RunConfig& config, bool continuing = false);
 
 /// Writes `content` to `path` through a temporary file and a rename, so readers never see half.
 Status write_file_atomically(const std::string& path, std::string_view content);

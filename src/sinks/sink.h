@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "checkpoint/checkpoint.h"
 #include "util/status.h"
 
 namespace keyshard {
@@ -18,6 +19,10 @@ class Sink {
   virtual Status finish() = 0;
   /// The path (or "<stdout>") used in messages.
   virtual const std::string& name() const = 0;
+  /// Makes what was written durable (fsync); a no-op for pipes and terminals.
+  virtual Status sync() { return {}; }
+  /// The file's size and content hash so far (a file sink opened for checkpoints; else zero).
+  virtual OutputState state() const { return {}; }
 };
 
 }  // namespace keyshard

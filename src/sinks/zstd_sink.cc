@@ -34,6 +34,8 @@ class ZstdSink final : public Sink {
 
   Status finish() override { return inner_->finish(); }
   const std::string& name() const override { return inner_->name(); }
+  Status sync() override { return inner_->sync(); }
+  OutputState state() const override { return inner_->state(); }
 
  private:
   std::unique_ptr<Sink> inner_;

@@ -1,5 +1,7 @@
 #include "util/files.h"
 
+#include "util/interrupt.h"
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -47,6 +49,7 @@ long read_some(int fd, char* buffer, size_t size) {
   for (;;) {
     const ssize_t got = ::read(fd, buffer, size);
     if (got >= 0 || errno != EINTR) return static_cast<long>(got);
+    if (interrupt_signal() != 0) return -1;  // errno is EINTR: the run is being interrupted
   }
 }
 

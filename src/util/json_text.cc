@@ -74,3 +74,35 @@ void append_base64(std::string& out, std::string_view bytes) {
 }
 
 }  // namespace keyshard
+
+namespace keyshard {
+
+bool decode_base64(std::string_view text, std::string& out) {
+  out.clear();
+  if (text.size() % 4 != 0) return false;
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  for (size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    const size_t padding = last ? (text[i + 3] == '=') + (text[i + 2] == '=') : 0;
+    if (padding == 1 && text[i + 2] == '=') return false;
+    uint32_t bits = 0;
+    for (size_t k = 0; k < 4; ++k) {
+      const int v = k >= 4 - padding ? 0 : value(text[i + k]);
+      if (v < 0) return false;
+      bits = (bits << 6) | static_cast<uint32_t>(v);
+    }
+    out.push_back(static_cast<char>(bits >> 16));
+    if (padding < 2) out.push_back(static_cast<char>((bits >> 8) & 0xff));
+    if (padding < 1) out.push_back(static_cast<char>(bits & 0xff));
+  }
+  return true;
+}
+
+}  // namespace keyshard

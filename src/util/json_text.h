@@ -23,3 +23,10 @@ void append_json_bytes_member(std::string& out, std::string_view name, std::stri
 void append_base64(std::string& out, std::string_view bytes);
 
 }  // namespace keyshard
+
+namespace keyshard {
+
+/// Decodes standard base64 (padding required); false when `text` is not valid base64.
+bool decode_base64(std::string_view text, std::string& out);
+
+}  // namespace keyshard

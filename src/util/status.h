@@ -13,7 +13,11 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitFailure = 1,     // I/O error, child failure, other runtime failure
   kExitUsage = 2,       // bad command line
+  kExitTooManyBad = 3,  // more bad lines than --max-bad (the run finished, checkpoint written)
+  kExitSkewed = 4,      // skew above --max-skew (the run finished, checkpoint written)
   kExitBadInput = 65,   // a bad line under --on-bad fail
+  kExitLocked = 75,     // another run holds the output directory's lock
+  kExitInterrupted = 128,  // plus the signal: 130 for SIGINT, 143 for SIGTERM
 };
 
 class Status {

@@ -1,0 +1,347 @@
+#include "checkpoint/checkpoint_codec.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+#include <xxhash.h>
+
+#include <charconv>
+
+#include "util/json_text.h"
+
+namespace keyshard {
+namespace {
+
+namespace dom = simdjson::dom;
+
+constexpr std::string_view kChecksumMember = "  \"checksum\": \"";
+constexpr std::string_view kFormat = "keyshard-checkpoint";
+
+void append_array(std::string& out, const std::vector<uint64_t>& values) {
+  out += '[';
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += std::to_string(values[i]);
+  }
+  out += ']';
+}
+
+void append_output(std::string& out, const OutputState& output) {
+  out += '{';
+  append_json_bytes_member(out, "file", output.file);
+  fmt::format_to(std::back_inserter(out),
+                 ",\"size\":{},\"lines\":{},\"chain\":\"{:016x}\",\"digest\":\"{:016x}\"}}",
+                 output.size, output.lines, output.chain, output.digest);
+}
+
+// Reads fields and remembers the first problem; every getter returns a harmless value after one.
+class FieldReader {
+ public:
+  explicit FieldReader(std::string name) : name_(std::move(name)) {}
+
+  bool ok() const { return problem_.empty(); }
+  Status status() const {
+    return Status::error("damaged checkpoint (" + problem_ + "); start over with --force", name_);
+  }
+  void fail(std::string problem) {
+    if (problem_.empty()) problem_ = std::move(problem);
+  }
+
+  dom::element member(dom::object object, std::string_view key) {
+    dom::element value;
+    if (object.at_key(key).get(value) != simdjson::SUCCESS) fail(fmt::format("no \"{}\"", key));
+    return value;
+  }
+  bool has(dom::object object, std::string_view key) {
+    dom::element value;
+    return object.at_key(key).get(value) == simdjson::SUCCESS;
+  }
+  dom::object object(dom::element value, std::string_view what) {
+    dom::object result;
+    if (ok() && value.get(result) != simdjson::SUCCESS) fail(fmt::format("\"{}\" is not an object", what));
+    return result;
+  }
+  dom::array array(dom::element value, std::string_view what) {
+    dom::array result;
+    if (ok() && value.get(result) != simdjson::SUCCESS) fail(fmt::format("\"{}\" is not an array", what));
+    return result;
+  }
+  uint64_t number(dom::object object, std::string_view key) {
+    if (!ok()) return 0;
+    uint64_t result = 0;
+    if (member(object, key).get(result) != simdjson::SUCCESS && ok()) {
+      fail(fmt::format("\"{}\" is not a number", key));
+    }
+    return result;
+  }
+  uint64_t number(dom::element value, std::string_view what) {
+    uint64_t result = 0;
+    if (ok() && value.get(result) != simdjson::SUCCESS) fail(fmt::format("\"{}\" is not a number", what));
+    return result;
+  }
+  bool boolean(dom::object object, std::string_view key) {
+    if (!ok()) return false;
+    bool result = false;
+    if (member(object, key).get(result) != simdjson::SUCCESS && ok()) {
+      fail(fmt::format("\"{}\" is not true or false", key));
+    }
+    return result;
+  }
+  std::string_view text(dom::object object, std::string_view key) {
+    if (!ok()) return {};
+    std::string_view result;
+    if (member(object, key).get(result) != simdjson::SUCCESS && ok()) {
+      fail(fmt::format("\"{}\" is not a string", key));
+    }
+    return result;
+  }
+  uint64_t hex(dom::object object, std::string_view key) {
+    const std::string_view digits = text(object, key);
+    uint64_t result = 0;
+    if (!ok()) return 0;
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), result, 16);
+    if (error != std::errc() || end != digits.data() + digits.size() || digits.size() != 16) {
+      fail(fmt::format("\"{}\" is not 16 hex digits", key));
+    }
+    return result;
+  }
+  /// A byte string written by append_json_bytes_member: "key" or "key_base64".
+  std::string bytes(dom::object object, std::string_view key) {
+    if (!ok()) return {};
+    const std::string encoded = std::string(key) + "_base64";
+    if (has(object, encoded)) {
+      std::string result;
+      if (!decode_base64(text(object, encoded), result)) fail(fmt::format("bad \"{}\"", encoded));
+      return result;
+    }
+    return std::string(text(object, key));
+  }
+  std::vector<uint64_t> numbers(dom::object object, std::string_view key) {
+    std::vector<uint64_t> result;
+    if (!ok()) return result;
+    for (dom::element value : array(member(object, key), key)) {
+      result.push_back(number(value, key));
+      if (!ok()) break;
+    }
+    return result;
+  }
+  OutputState output(dom::element value) {
+    OutputState state;
+    const dom::object object = this->object(value, "outputs");
+    if (!ok()) return state;
+    state.file = bytes(object, "file");
+    state.size = number(object, "size");
+    state.lines = number(object, "lines");
+    state.chain = hex(object, "chain");
+    state.digest = hex(object, "digest");
+    return state;
+  }
+
+ private:
+  std::string name_;
+  std::string problem_;
+};
+
+}  // namespace
+
+std::string encode_checkpoint(const Checkpoint& c) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  const RunStats& s = c.stats;
+  fmt::format_to(it,
+                 "{{\n  \"format\": \"{}\",\n  \"version\": {},\n  \"keyshard_version\": \"{}\",\n"
+                 "  \"complete\": {},\n  \"incremental\": {},\n  \"exec\": {},\n",
+                 kFormat, c.version, KEYSHARD_VERSION, c.complete, c.incremental, c.exec);
+  out += "  \"options\": " + c.options + ",\n";
+  fmt::format_to(it, "  \"current\": {},\n  \"inputs\": [", c.current);
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const InputPosition& in = c.inputs[i];
+    out += i == 0 ? "\n    {" : ",\n    {";
+    append_json_bytes_member(out, "path", in.path);
+    fmt::format_to(it,
+                   ",\"device\":{},\"inode\":{},\"size\":{},\"compressed\":{},\"offset\":{},"
+                   "\"lines\":{},\"head_hash\":\"{:016x}\",\"tail_hash\":\"{:016x}\"}}",
+                   in.device, in.inode, in.size, in.compressed, in.offset, in.lines, in.head_hash,
+                   in.tail_hash);
+  }
+  out += c.inputs.empty() ? "],\n" : "\n  ],\n";
+  fmt::format_to(it,
+                 "  \"counters\": {{\"lines_read\":{},\"bytes_read\":{},\"dead_lettered\":{},"
+                 "\"skipped\":{},\"missing_key_routed\":{},\"bad_by_reason\":",
+                 s.lines_read, s.bytes_read, s.dead_lettered, s.skipped, s.missing_key_routed);
+  append_array(out, std::vector<uint64_t>(s.bad_by_reason.begin(), s.bad_by_reason.end()));
+  out += ",\"salted_events\":";
+  append_array(out, s.salted_events);
+  out += "},\n  \"partition_events\": ";
+  append_array(out, s.partition_events);
+  out += ",\n  \"partition_bytes\": ";
+  append_array(out, s.partition_bytes);
+  out += ",\n  \"outputs\": [";
+  for (size_t i = 0; i < c.outputs.size(); ++i) {
+    out += i == 0 ? "\n    " : ",\n    ";
+    append_output(out, c.outputs[i]);
+  }
+  out += c.outputs.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"dead_letter\": ";
+  if (c.dead_letter) {
+    append_output(out, *c.dead_letter);
+  } else {
+    out += "null";
+  }
+  out += ",\n  \"salt\": {\"dealt\":";
+  append_array(out, c.salt.dealt);
+  out += ",\"decisions\":[";
+  for (size_t i = 0; i < c.salt.decisions.size(); ++i) {
+    const HotKeyDecision& d = c.salt.decisions[i];
+    out += i == 0 ? "{" : ",{";
+    append_json_bytes_member(out, "key", d.key);
+    fmt::format_to(it, ",\"input\":{},\"offset\":{},\"sub_keys\":{},\"events\":{},\"dealt\":{}}}",
+                   d.input, d.offset, d.sub_keys, d.events,
+                   i < c.salt.automatic_dealt.size() ? c.salt.automatic_dealt[i] : 0);
+  }
+  fmt::format_to(it, "],\"shares_total\":{},\"shares\":[", c.salt.shares_total);
+  for (size_t i = 0; i < c.salt.shares.size(); ++i) {
+    fmt::format_to(it, "{}[\"{:016x}\",{}]", i == 0 ? "" : ",", c.salt.shares[i].first,
+                   c.salt.shares[i].second);
+  }
+  out += "]},\n";
+  const uint64_t checksum = XXH3_64bits(out.data(), out.size());
+  fmt::format_to(it, "{}{:016x}\"\n}}\n", kChecksumMember, checksum);
+  return out;
+}
+
+Status decode_checkpoint(std::string_view text, const std::string& name, Checkpoint& c) {
+  FieldReader r(name);
+  // The checksum first: it covers every byte before its own member.
+  const size_t at = text.rfind(kChecksumMember);
+  if (at == std::string_view::npos || text.size() < at + kChecksumMember.size() + 20 ||
+      text.substr(at + kChecksumMember.size() + 16) != "\"\n}\n") {
+    r.fail(text.empty() ? "empty file" : "truncated: no checksum at the end");
+    return r.status();
+  }
+  uint64_t recorded = 0;
+  const char* digits = text.data() + at + kChecksumMember.size();
+  auto [end, error] = std::from_chars(digits, digits + 16, recorded, 16);
+  if (error != std::errc() || end != digits + 16 || XXH3_64bits(text.data(), at) != recorded) {
+    r.fail("checksum mismatch");
+    return r.status();
+  }
+
+  dom::parser parser;
+  dom::element root;
+  if (parser.parse(text.data(), text.size()).get(root) != simdjson::SUCCESS) {
+    r.fail("not valid JSON");
+    return r.status();
+  }
+  const dom::object top = r.object(root, "checkpoint");
+  if (!r.ok()) return r.status();
+  if (r.text(top, "format") != kFormat) r.fail("not a keyshard checkpoint");
+  c.version = static_cast<uint32_t>(r.number(top, "version"));
+  if (r.ok() && c.version != kCheckpointVersion) {
+    return Status::error(fmt::format("checkpoint format version {} is not the version {} this "
+                                     "keyshard ({}) reads; finish it with the keyshard that "
+                                     "wrote it ({}), or start over with --force",
+                                     c.version, kCheckpointVersion, KEYSHARD_VERSION,
+                                     r.text(top, "keyshard_version")),
+                         name);
+  }
+  c.complete = r.boolean(top, "complete");
+  c.incremental = r.boolean(top, "incremental");
+  c.exec = r.boolean(top, "exec");
+  if (r.ok()) {
+    const dom::object options = r.object(r.member(top, "options"), "options");
+    if (r.ok()) c.options = simdjson::minify(options);
+  }
+  c.current = static_cast<uint32_t>(r.number(top, "current"));
+  if (r.ok()) {
+    for (dom::element value : r.array(r.member(top, "inputs"), "inputs")) {
+      const dom::object in = r.object(value, "inputs");
+      if (!r.ok()) break;
+      InputPosition p;
+      p.path = r.bytes(in, "path");
+      p.device = r.number(in, "device");
+      p.inode = r.number(in, "inode");
+      p.size = r.number(in, "size");
+      p.compressed = r.boolean(in, "compressed");
+      p.offset = r.number(in, "offset");
+      p.lines = r.number(in, "lines");
+      p.head_hash = r.hex(in, "head_hash");
+      p.tail_hash = r.hex(in, "tail_hash");
+      c.inputs.push_back(std::move(p));
+    }
+  }
+  if (r.ok() && c.current > c.inputs.size()) r.fail("\"current\" is past the inputs");
+
+  RunStats& s = c.stats;
+  const dom::object counters = r.object(r.member(top, "counters"), "counters");
+  if (r.ok()) {
+    s.lines_read = r.number(counters, "lines_read");
+    s.bytes_read = r.number(counters, "bytes_read");
+    s.dead_lettered = r.number(counters, "dead_lettered");
+    s.skipped = r.number(counters, "skipped");
+    s.missing_key_routed = r.number(counters, "missing_key_routed");
+    const std::vector<uint64_t> bad = r.numbers(counters, "bad_by_reason");
+    if (r.ok() && bad.size() != s.bad_by_reason.size()) r.fail("\"bad_by_reason\" has the wrong length");
+    if (r.ok()) std::copy(bad.begin(), bad.end(), s.bad_by_reason.begin());
+    s.salted_events = r.numbers(counters, "salted_events");
+  }
+  s.partition_events = r.numbers(top, "partition_events");
+  s.partition_bytes = r.numbers(top, "partition_bytes");
+  if (r.ok() && (s.partition_events.empty() ||
+                 s.partition_events.size() != s.partition_bytes.size())) {
+    r.fail("the partition counters do not match");
+  }
+  if (r.ok()) {
+    for (dom::element value : r.array(r.member(top, "outputs"), "outputs")) {
+      c.outputs.push_back(r.output(value));
+      if (!r.ok()) break;
+    }
+  }
+  if (r.ok() && !c.exec && c.outputs.size() != s.partition_events.size()) {
+    r.fail("the outputs do not match the partitions");
+  }
+  if (r.ok()) {
+    const dom::element dead = r.member(top, "dead_letter");
+    if (r.ok() && !dead.is_null()) c.dead_letter = r.output(dead);
+  }
+  const dom::object salt = r.object(r.member(top, "salt"), "salt");
+  if (r.ok()) {
+    c.salt.dealt = r.numbers(salt, "dealt");
+    c.salt.shares_total = r.number(salt, "shares_total");
+    for (dom::element value : r.array(r.member(salt, "decisions"), "decisions")) {
+      const dom::object d = r.object(value, "decisions");
+      if (!r.ok()) break;
+      HotKeyDecision decision;
+      decision.key = r.bytes(d, "key");
+      decision.input = static_cast<uint32_t>(r.number(d, "input"));
+      decision.offset = r.number(d, "offset");
+      decision.sub_keys = static_cast<uint32_t>(r.number(d, "sub_keys"));
+      decision.events = r.number(d, "events");
+      c.salt.automatic_dealt.push_back(r.number(d, "dealt"));
+      if (r.ok() && (decision.sub_keys == 0 || decision.input >= c.inputs.size())) {
+        r.fail("a hot-key decision is out of range");
+      }
+      c.salt.decisions.push_back(std::move(decision));
+    }
+  }
+  if (r.ok()) {
+    for (dom::element value : r.array(r.member(salt, "shares"), "shares")) {
+      dom::array pair = r.array(value, "shares");
+      if (!r.ok() || pair.size() != 2) {
+        r.fail("\"shares\" holds a malformed entry");
+        break;
+      }
+      std::string_view hash_text;
+      uint64_t hash = 0;
+      if (pair.at(0).get(hash_text) != simdjson::SUCCESS || hash_text.size() != 16 ||
+          std::from_chars(hash_text.data(), hash_text.data() + 16, hash, 16).ec != std::errc()) {
+        r.fail("\"shares\" holds a malformed hash");
+        break;
+      }
+      c.salt.shares.emplace_back(hash, r.number(pair.at(1).value_unsafe(), "shares"));
+    }
+  }
+  if (!r.ok()) return r.status();
+  return {};
+}
+
+}  // namespace keyshard

@@ -1,0 +1,115 @@
+#include "checkpoint/checkpoint_store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string_view>
+
+#include "checkpoint/checkpoint_codec.h"
+
+namespace keyshard {
+namespace {
+
+std::string state_dir(const std::string& dir) { return dir + "/.keyshard"; }
+
+Status make_state_dir(const std::string& dir) {
+  const std::string path = state_dir(dir);
+  if (::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST) {
+    return Status::error("cannot create: " + errno_text(errno), path);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string checkpoint_path(const std::string& dir) { return state_dir(dir) + "/checkpoint.json"; }
+
+bool has_checkpoint(const std::string& dir) {
+  struct stat info {};
+  return ::stat(checkpoint_path(dir).c_str(), &info) == 0;
+}
+
+Status sync_directory(const std::string& dir) {
+  FileDescriptor fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid() || ::fsync(fd.get()) != 0) {
+    return Status::error("cannot sync the directory: " + errno_text(errno), dir);
+  }
+  return {};
+}
+
+Status write_checkpoint(const std::string& dir, const Checkpoint& checkpoint) {
+  if (Status status = make_state_dir(dir); !status) return status;
+  const std::string path = checkpoint_path(dir);
+  const std::string temporary = path + ".tmp";
+  FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
+  if (!fd.valid()) return Status::error("cannot create: " + errno_text(errno), temporary);
+  if (Status status = write_all(fd.get(), encode_checkpoint(checkpoint), temporary); !status) {
+    return status;
+  }
+  if (::fsync(fd.get()) != 0) return Status::error("fsync failed: " + errno_text(errno), temporary);
+  if (Status status = fd.close(temporary); !status) return status;
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    return Status::error("cannot rename into place: " + errno_text(errno), path);
+  }
+  return sync_directory(state_dir(dir));
+}
+
+Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint) {
+  const std::string path = checkpoint_path(dir);
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT) {
+      return Status::error("no checkpoint here: not a directory written by `keyshard split -o`",
+                           dir, kExitUsage);
+    }
+    return Status::error("cannot open: " + errno_text(errno), path);
+  }
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const long got = read_some(fd.get(), buffer, sizeof buffer);
+    if (got < 0) return Status::error("read failed: " + errno_text(errno), path);
+    if (got == 0) break;
+    text.append(buffer, static_cast<size_t>(got));
+    if (text.size() > (1u << 30)) return Status::error("damaged checkpoint (too large)", path);
+  }
+  return decode_checkpoint(text, path, checkpoint);
+}
+
+Status remove_checkpoint(const std::string& dir) {
+  const std::string path = checkpoint_path(dir);
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return Status::error("cannot remove: " + errno_text(errno), path);
+  }
+  return {};
+}
+
+Status RunLock::acquire(const std::string& dir) {
+  if (Status status = make_state_dir(dir); !status) return status;
+  const std::string path = state_dir(dir) + "/lock";
+  fd_ = FileDescriptor(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+  if (!fd_.valid()) return Status::error("cannot open: " + errno_text(errno), path);
+  if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
+    const int error_number = errno;
+    if (error_number != EWOULDBLOCK) {
+      return Status::error("cannot lock: " + errno_text(error_number), path);
+    }
+    char pid[32] = {};
+    const ssize_t got = ::pread(fd_.get(), pid, sizeof pid - 1, 0);
+    std::string holder(pid, got > 0 ? static_cast<size_t>(got) : 0);
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    return Status::error("another keyshard run (pid " + (holder.empty() ? "unknown" : holder) +
+                             ") is writing here; this run leaves it alone",
+                         dir, kExitLocked);
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_.get(), 0) != 0 || ::pwrite(fd_.get(), pid.data(), pid.size(), 0) < 0) {
+    return Status::error("cannot write: " + errno_text(errno), path);
+  }
+  return {};
+}
+
+}  // namespace keyshard

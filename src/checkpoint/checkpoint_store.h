@@ -1,0 +1,41 @@
+// Where checkpoints live (DIR/.keyshard/checkpoint.json), how they reach the disk (temporary
+// file, fsync, rename, fsync of the directory: a reader sees the old checkpoint or the new one,
+// never half of one, even after a power cut), and the lock that keeps two runs out of one DIR.
+#pragma once
+
+#include <string>
+
+#include "checkpoint/checkpoint.h"
+#include "util/files.h"
+#include "util/status.h"
+
+namespace keyshard {
+
+std::string checkpoint_path(const std::string& dir);
+
+/// True when DIR holds a checkpoint file (damaged or not).
+bool has_checkpoint(const std::string& dir);
+
+/// Writes `checkpoint` durably and atomically.
+Status write_checkpoint(const std::string& dir, const Checkpoint& checkpoint);
+
+/// Reads and checks DIR's checkpoint; refuses a missing, damaged or foreign one with a reason.
+Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint);
+
+/// Removes DIR's checkpoint (split --force starts over).
+Status remove_checkpoint(const std::string& dir);
+
+/// An exclusive lock on DIR/.keyshard/lock, held for the life of the object. A second run that
+/// tries to take it fails with exit status 75, naming the holder's pid.
+class RunLock {
+ public:
+  Status acquire(const std::string& dir);
+
+ private:
+  FileDescriptor fd_;
+};
+
+/// fsyncs a directory, so that a rename or a new file in it is durable.
+Status sync_directory(const std::string& dir);
+
+}  // namespace keyshard

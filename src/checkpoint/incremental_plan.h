@@ -1,0 +1,25 @@
+// Where each input of an --incremental run starts, from the last run's checkpoint: a file seen
+// before continues from its recorded offset (the reader checks its fingerprints and reads it
+// again from 0, with a warning, if it was truncated or rewritten); a file whose path now names
+// another inode was rotated, so the old inode, found again in the same directory by device,
+// inode and fingerprints, is finished first; a new file starts at 0.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "checkpoint/checkpoint.h"
+#include "input/chunk_reader.h"
+
+namespace keyshard {
+
+std::vector<InputStart> plan_incremental(const Checkpoint& previous,
+                                         const std::vector<std::string>& paths,
+                                         const std::function<void(const std::string&)>& warn);
+
+/// Whether the regular file at `path` holds the bytes `position` fingerprints before its
+/// offset (plain files only; false for a compressed file or one too short).
+bool holds_position(const std::string& path, const InputPosition& position);
+
+}  // namespace keyshard

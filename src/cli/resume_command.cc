@@ -1,0 +1,97 @@
+// `keyshard resume DIR`: continues the run that DIR's checkpoint describes, with the options it
+// recorded. Outputs are cut back to the recorded sizes, each input is repositioned (a seek for a
+// plain file; decompress-and-skip for zstd; skip-and-check for stdin, which must replay the same
+// stream), counters and salting go on, and the finished outputs are those of an uninterrupted
+// run. With --exec, events after the checkpoint are fed to the children again (at-least-once).
+#include <fmt/format.h>
+
+#include "checkpoint/checkpoint_store.h"
+#include "cli/app.h"
+#include "cli/recorded_options.h"
+#include "cli/run_report.h"
+#include "cli/split_config.h"
+#include "util/interrupt.h"
+
+namespace keyshard {
+
+CLI::App* add_resume_command(CLI::App& app, ResumeOptions& o) {
+  CLI::App* resume =
+      app.add_subcommand("resume", "Continue an interrupted split from its last checkpoint");
+  resume->footer(
+      "Examples:\n"
+      "  keyshard resume out/\n"
+      "  zstd -dc events.zst | keyshard resume out/   # a run that read stdin replays it\n"
+      "  keyshard resume -j 4 -q out/");
+  resume->add_option("dir", o.dir, "The output directory of the run")
+      ->required()
+      ->type_name("DIR");
+  resume->add_option("-j,--threads", o.threads, "Worker threads (default: as recorded)")
+      ->group("Partitioning")
+      ->type_name("N")
+      ->check(CLI::Range(1u, 256u).description(""));
+  resume->add_flag("-q,--quiet", o.quiet, "No summary (nor progress) on stderr")
+      ->group("Reporting");
+  auto* progress = resume->add_flag("--progress", o.progress,
+                                    "Show the progress line even when stderr is\nnot a terminal")
+                       ->group("Reporting");
+  resume->add_flag("--no-progress", o.no_progress, "Never show the progress line")
+      ->group("Reporting")
+      ->excludes(progress);
+  resume->add_flag("-v,--verbose", o.verbose, "Add per-stage timings to the summary")
+      ->group("Reporting");
+  return resume;
+}
+
+Status run_resume(const ResumeOptions& o) {
+  std::string dir = o.dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  RunLock lock;
+  if (Status status = lock.acquire(dir); !status) return status;
+  Checkpoint checkpoint;
+  if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
+  if (checkpoint.complete) {
+    if (!o.quiet) {
+      std::fprintf(stderr, "keyshard: %s: the run is complete; nothing to resume\n", dir.c_str());
+    }
+    return {};
+  }
+
+  SplitOptions options;
+  if (Status status = restore_options(checkpoint.options, checkpoint_path(dir), options);
+      !status) {
+    return status;
+  }
+  options.output = dir;
+  options.inputs.clear();
+  for (const InputPosition& input : checkpoint.inputs) options.inputs.push_back(input.path);
+  if (o.threads != 0) options.threads = o.threads;
+  options.quiet = o.quiet;
+  options.progress = o.progress;
+  options.no_progress = o.no_progress;
+  options.verbose = o.verbose;
+  RunConfig config;
+  if (Status status = make_run_config(options, config); !status) {
+    return Status::error("the recorded options are refused: " + status.reason(),
+                         checkpoint_path(dir));
+  }
+  if (checkpoint.stats.partition_events.size() != config.partitions ||
+      checkpoint.inputs.empty()) {
+    return Status::error("damaged checkpoint (it does not match its options); start over with "
+                         "`keyshard split --force`",
+                         checkpoint_path(dir));
+  }
+
+  RunStart start;
+  start.options = checkpoint.options;
+  start.resume = &checkpoint;
+  for (uint32_t i = 0; i < checkpoint.inputs.size(); ++i) {
+    InputStart input{checkpoint.inputs[i], config.incremental};
+    input.finished = i < checkpoint.current;
+    start.inputs.push_back(std::move(input));
+  }
+  catch_interrupts();
+  const RunResult result = run_pipeline(config, &start);
+  return report_run(config, result, nullptr);
+}
+
+}  // namespace keyshard

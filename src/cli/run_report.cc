@@ -1,0 +1,64 @@
+#include "cli/run_report.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "insight/summary.h"
+#include "sinks/output_directory.h"
+
+namespace keyshard {
+namespace {
+
+// --max-bad and --max-skew, checked once the run and its last checkpoint are done.
+Status check_guardrails(const RunConfig& config, const RunStats& stats) {
+  const uint64_t bad = stats.bad_lines();
+  if (config.max_bad_lines && bad > *config.max_bad_lines) {
+    return Status::error(fmt::format("{} bad lines, more than --max-bad {}; the outputs and the "
+                                     "checkpoint are complete",
+                                     bad, *config.max_bad_lines),
+                         {}, kExitTooManyBad);
+  }
+  if (config.max_bad_share && share_of(bad, stats.lines_read) > *config.max_bad_share) {
+    return Status::error(fmt::format("{} bad lines of {} ({:.3g}%), more than --max-bad {:.3g}%; "
+                                     "the outputs and the checkpoint are complete",
+                                     bad, stats.lines_read,
+                                     100 * share_of(bad, stats.lines_read),
+                                     100 * *config.max_bad_share),
+                         {}, kExitTooManyBad);
+  }
+  if (config.max_skew && stats.skew() > *config.max_skew) {
+    return Status::error(fmt::format("skew {:.2f} (max/mean events per partition) is above "
+                                     "--max-skew {:.2f}; see `keyshard stats` for the hot keys",
+                                     stats.skew(), *config.max_skew),
+                         {}, kExitSkewed);
+  }
+  return {};
+}
+
+}  // namespace
+
+Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before) {
+  if (result.interrupted != 0) {
+    if (!result.status.ok()) return result.status;
+    return Status::error("interrupted; resume with: keyshard resume " + config.output_dir, {},
+                         kExitInterrupted + result.interrupted);
+  }
+  if (!result.status) return result.status;
+  RunStats stats = result.stats;
+  if (before) stats.subtract(*before);
+  if (!config.to_stdout) {
+    const std::string path = config.output_dir + "/keyshard-summary.json";
+    if (Status status = write_file_atomically(path, format_summary_json(stats, config));
+        !status) {
+      return status;
+    }
+  }
+  if (!config.quiet) {
+    const std::string text = format_summary_text(stats, config);
+    std::fwrite(text.data(), 1, text.size(), stderr);
+  }
+  return check_guardrails(config, stats);
+}
+
+}  // namespace keyshard

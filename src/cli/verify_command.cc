@@ -1,0 +1,146 @@
+// `keyshard verify DIR`: re-reads every output against the manifest in DIR's checkpoint (per
+// file: size, lines and content hash of what was committed) and names each file that was
+// changed, truncated or extended behind keyshard's back. Exit 0 only when all match.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <memory>
+
+#include "checkpoint/checkpoint_store.h"
+#include "checkpoint/content_hash.h"
+#include "cli/app.h"
+#include "util/files.h"
+
+namespace keyshard {
+namespace {
+
+// Lines in the first `size` bytes of the file, decompressing a zstd file.
+Status count_lines(int fd, const std::string& name, uint64_t size, bool compressed,
+                   uint64_t& lines) {
+  lines = 0;
+  if (::lseek(fd, 0, SEEK_SET) < 0) return Status::error("cannot seek: " + errno_text(errno), name);
+  std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> stream(
+      compressed ? ZSTD_createDStream() : nullptr, ZSTD_freeDStream);
+  std::string in(1 << 20, '\0'), out(compressed ? ZSTD_DStreamOutSize() : 0, '\0');
+  uint64_t left = size;
+  while (left > 0) {
+    const long got = read_some(fd, in.data(), std::min<uint64_t>(in.size(), left));
+    if (got < 0) return Status::error("read failed: " + errno_text(errno), name);
+    if (got == 0) break;
+    left -= static_cast<uint64_t>(got);
+    auto count = [&lines](const char* p, size_t n) {
+      for (const char* end = p + n; (p = static_cast<const char*>(std::memchr(p, '\n', end - p)));
+           ++p) {
+        ++lines;
+      }
+    };
+    if (!compressed) {
+      count(in.data(), static_cast<size_t>(got));
+      continue;
+    }
+    ZSTD_inBuffer input{in.data(), static_cast<size_t>(got), 0};
+    while (input.pos < input.size) {
+      ZSTD_outBuffer output{out.data(), out.size(), 0};
+      const size_t result = ZSTD_decompressStream(stream.get(), &output, &input);
+      if (ZSTD_isError(result)) {
+        return Status::error(std::string("not a valid zstd stream: ") + ZSTD_getErrorName(result),
+                             name);
+      }
+      count(out.data(), output.pos);
+    }
+  }
+  return {};
+}
+
+// "" when the file matches its record; else what is wrong with it.
+std::string check_output(const std::string& path, const OutputState& recorded, bool compressed,
+                         bool complete) {
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return "cannot open: " + errno_text(errno);
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) return "cannot stat: " + errno_text(errno);
+  const auto size = static_cast<uint64_t>(info.st_size);
+  if (size < recorded.size) {
+    return fmt::format("truncated: {} bytes, the checkpoint records {}", size, recorded.size);
+  }
+  uint64_t digest = 0, read = 0;
+  if (Status status = hash_file_prefix(fd.get(), path, recorded.size, digest, read); !status) {
+    return status.reason();
+  }
+  if (read != recorded.size || digest != recorded.digest) {
+    return "changed: its content differs from what keyshard wrote";
+  }
+  uint64_t lines = 0;
+  if (Status status = count_lines(fd.get(), path, recorded.size, compressed, lines); !status) {
+    return status.reason();
+  }
+  if (lines != recorded.lines) {
+    return fmt::format("changed: {} lines, the checkpoint records {}", lines, recorded.lines);
+  }
+  if (size > recorded.size) {
+    return fmt::format("extended: {} bytes after the {} the checkpoint records{}",
+                       size - recorded.size, recorded.size,
+                       complete ? "" : " (written after the last checkpoint; `keyshard resume` "
+                                       "cuts them and writes them again)");
+  }
+  return {};
+}
+
+}  // namespace
+
+CLI::App* add_verify_command(CLI::App& app, VerifyOptions& o) {
+  CLI::App* verify =
+      app.add_subcommand("verify", "Check DIR's outputs against its checkpoint's manifest");
+  verify->footer(
+      "Examples:\n"
+      "  keyshard verify out/\n"
+      "  keyshard verify -q out/ || echo 'out/ was changed'");
+  verify->add_option("dir", o.dir, "The output directory of a split")
+      ->required()
+      ->type_name("DIR");
+  verify->add_flag("-q,--quiet", o.quiet, "Print only the files that differ")->group("Reporting");
+  return verify;
+}
+
+Status run_verify(const VerifyOptions& o) {
+  std::string dir = o.dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  Checkpoint checkpoint;
+  if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
+  if (checkpoint.exec) {
+    return Status::error("the outputs of an --exec run are written by its children, so they "
+                         "have no manifest to check",
+                         dir, kExitUsage);
+  }
+  uint64_t files = 0, bad = 0, lines = 0, bytes = 0;
+  auto check = [&](const std::string& path, const OutputState& recorded) {
+    ++files;
+    const bool compressed = path.size() > 4 && path.ends_with(".zst");
+    const std::string problem = check_output(path, recorded, compressed, checkpoint.complete);
+    if (!problem.empty()) {
+      ++bad;
+      std::fprintf(stdout, "%s: %s\n", path.c_str(), problem.c_str());
+    }
+    lines += recorded.lines;
+    bytes += recorded.size;
+  };
+  for (const OutputState& output : checkpoint.outputs) check(dir + "/" + output.file, output);
+  if (checkpoint.dead_letter) check(checkpoint.dead_letter->file, *checkpoint.dead_letter);
+  std::fflush(stdout);
+  if (bad > 0) {
+    return Status::error(fmt::format("{} of {} files differ from the checkpoint", bad, files),
+                         dir);
+  }
+  if (!o.quiet) {
+    std::fprintf(stdout, "%s: all %lu files match the checkpoint (%lu lines, %lu bytes%s)\n",
+                 dir.c_str(), static_cast<unsigned long>(files), static_cast<unsigned long>(lines),
+                 static_cast<unsigned long>(bytes),
+                 checkpoint.complete ? "" : "; the run is not finished");
+  }
+  return {};
+}
+
+}  // namespace keyshard

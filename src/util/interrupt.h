@@ -1,0 +1,14 @@
+// SIGINT and SIGTERM during a checkpointed run: the handler only records the signal; the reader
+// sees it, stops taking input, and the run ends with a checkpoint (exit 128 + signal). A second
+// signal of the same kind acts as if keyshard had not caught it.
+#pragma once
+
+namespace keyshard {
+
+/// Installs the handlers (without SA_RESTART, so that a blocking read returns).
+void catch_interrupts();
+
+/// The signal received since catch_interrupts(), or 0.
+int interrupt_signal();
+
+}  // namespace keyshard
