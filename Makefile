@@ -11,7 +11,7 @@ DEPS := g++ meson ninja-build pkg-config libcli11-dev libfmt-dev libsimdjson-dev
 # The peers the benchmark compares against.
 BENCH_DEPS := mawk miller parallel
 
-.PHONY: all deps bench-deps build test test-asan test-tsan demo bench install clean
+.PHONY: all deps bench-deps build test test-slow test-asan test-tsan demo bench install clean
 
 all: build
 
@@ -29,6 +29,10 @@ build: deps $(BUILD)/build.ninja
 
 test: build
 	@./.ci/run-tests $(BUILD)
+
+# The long tests (the full crash test: 20 seeds of SIGKILL + resume over 200 MiB).
+test-slow: build
+	@./.ci/run-tests $(BUILD) --suite slow
 
 # The same suites under AddressSanitizer + UBSan, and under ThreadSanitizer.
 test-asan: deps

@@ -3,7 +3,7 @@
 # package. tests/cli/docs_sync.sh fails when the flags here and those of --help drift apart.
 
 _keyshard_top_flags='-h --help -V --version'
-_keyshard_commands='split stats plan which'
+_keyshard_commands='split resume verify stats plan which'
 
 # Every flag of each subcommand; those that take a value are listed in _keyshard_takes_value.
 # split, stats and plan share the input and key options; split and stats share partitioning.
@@ -15,7 +15,10 @@ _keyshard_split_flags="-h --help $_keyshard_input_key_flags
   -o --output --name --compress --annotate --force
   --exec --exec-per --allow-early-exit
   --on-bad --dead-letter
+  --checkpoint-every --commit --incremental --max-bad --max-skew
   -q --quiet --progress --no-progress -v --verbose"
+_keyshard_resume_flags='-h --help -j --threads -q --quiet --progress --no-progress -v --verbose'
+_keyshard_verify_flags='-h --help -q --quiet'
 _keyshard_stats_flags="-h --help $_keyshard_input_key_flags
   -n --partitions --hash -j --threads
   --top --what-if-salt --json --progress --no-progress"
@@ -38,6 +41,8 @@ _keyshard_takes_value() {
       split:--salt | split:--salt-by | split:--hot-keys | \
       split:-o | split:--output | split:--name | split:--compress | split:--annotate | \
       split:--on-bad | split:--dead-letter | split:--exec | split:--exec-per | \
+      split:--checkpoint-every | split:--commit | split:--max-bad | split:--max-skew | \
+      resume:-j | resume:--threads | \
       stats:-n | stats:--partitions | stats:--hash | stats:-j | stats:--threads | \
       stats:--top | stats:--what-if-salt | \
       plan:--from | plan:--to | \
@@ -78,6 +83,7 @@ _keyshard_values() {
         -- "$value"
       ;;
     --exec-per) _keyshard_reply -W 'partition worker' -- "$value" ;;
+    --commit) _keyshard_reply -W 'sync async' -- "$value" ;;
     --hot-keys) _keyshard_reply -W 'auto auto:1% auto:2% auto:5% auto:10%' -- "$value" ;;
     --exec) _keyshard_reply -c -- "$value" ;;
     --compress)
@@ -98,7 +104,7 @@ _keyshard_values() {
       compopt -o filenames 2>/dev/null
       _keyshard_reply -f -- "$value"
       ;;
-    *) COMPREPLY=() ;;  # a number, a key path, a size, a name template: nothing to offer
+    *) COMPREPLY=() ;;  # a number, a key path, a size or time, a template: nothing to offer
   esac
 }
 
@@ -134,6 +140,8 @@ _keyshard() {
   local flags
   case $command in
     split) flags=$_keyshard_split_flags ;;
+    resume) flags=$_keyshard_resume_flags ;;
+    verify) flags=$_keyshard_verify_flags ;;
     stats) flags=$_keyshard_stats_flags ;;
     plan) flags=$_keyshard_plan_flags ;;
     which) flags=$_keyshard_which_flags ;;
@@ -158,11 +166,19 @@ _keyshard() {
     fi
   fi
 
-  # Positionals: input files for split, stats and plan; keys (nothing to offer) for which.
-  if [[ $command != which ]]; then
-    compopt -o filenames 2>/dev/null
-    _keyshard_reply -f -- "$cur"
-  fi
+  # Positionals: input files for split, stats and plan; the output directory for resume and
+  # verify; keys (nothing to offer) for which.
+  case $command in
+    resume | verify)
+      compopt -o filenames 2>/dev/null
+      _keyshard_reply -d -- "$cur"
+      ;;
+    which) ;;
+    *)
+      compopt -o filenames 2>/dev/null
+      _keyshard_reply -f -- "$cur"
+      ;;
+  esac
 }
 
 complete -F _keyshard keyshard

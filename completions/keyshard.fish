@@ -26,6 +26,10 @@ complete -c keyshard -f
 # The top level.
 complete -c keyshard -n 'not __keyshard_command' -a split \
     -d 'Partition events by key into N ordered streams'
+complete -c keyshard -n 'not __keyshard_command' -a resume \
+    -d 'Continue an interrupted split from its last checkpoint'
+complete -c keyshard -n 'not __keyshard_command' -a verify \
+    -d 'Check the outputs of a split against its checkpoint'
 complete -c keyshard -n 'not __keyshard_command' -a stats \
     -d 'Report partition load, skew and hot keys'
 complete -c keyshard -n 'not __keyshard_command' -a plan \
@@ -42,6 +46,13 @@ function __keyshard_hashes
         crc32 'librdkafka consistent' consistent 'Alias of crc32' \
         fnv1a 'librdkafka fnv1a' md5 'int(md5(key).hexdigest(), 16) % N' \
         xxh3 'XXH3_64bits(key) % N' jump 'Jump Consistent Hash of XXH3_64bits'
+end
+
+# The --commit choices, each with what it survives.
+function __keyshard_commit_modes
+    printf '%s\t%s\n' \
+        sync 'fsync outputs before each checkpoint: survives a power cut' \
+        async 'no fsync of outputs: survives a crash, not a power cut'
 end
 
 # The options split, stats and plan share: Input and Keys.
@@ -93,13 +104,37 @@ complete -c keyshard -n $split -l allow-early-exit -d 'A child may exit before i
 complete -c keyshard -n $split -l on-bad -x -a 'dead-letter skip fail' \
     -d 'What to do with a bad line'
 complete -c keyshard -n $split -l dead-letter -r -F -d 'Dead-letter file'
-# Reporting
-complete -c keyshard -n $split -s q -l quiet -d 'No summary (nor progress) on stderr'
-complete -c keyshard -n $split -s v -l verbose -d 'Add per-stage timings to the summary'
-complete -c keyshard -n '__keyshard_using split stats' -l progress \
+# Checkpoints
+complete -c keyshard -n $split -l checkpoint-every -x \
+    -d 'Checkpoint after this much input, or this often (64MiB, 30s, 5m, off)'
+complete -c keyshard -n $split -l commit -x -a '(__keyshard_commit_modes)' \
+    -d 'How durable each checkpoint is (default sync)'
+complete -c keyshard -n $split -l incremental \
+    -d 'Continue each file where the last run stopped and append (for cron)'
+complete -c keyshard -n $split -l max-bad -x -d 'Exit 3 if bad lines exceed N or P% of lines'
+complete -c keyshard -n $split -l max-skew -x -d 'Exit 4 if max/mean events per partition > R'
+# Reporting (split and resume)
+set -l running '__keyshard_using split resume'
+complete -c keyshard -n $running -s q -l quiet -d 'No summary (nor progress) on stderr'
+complete -c keyshard -n $running -s v -l verbose -d 'Add per-stage timings to the summary'
+complete -c keyshard -n '__keyshard_using split resume stats' -l progress \
     -d 'Show the progress line even when stderr is not a terminal'
-complete -c keyshard -n '__keyshard_using split stats' -l no-progress \
+complete -c keyshard -n '__keyshard_using split resume stats' -l no-progress \
     -d 'Never show the progress line'
+
+# keyshard resume DIR
+set -l resume '__keyshard_using resume'
+complete -c keyshard -n $resume -a '(__fish_complete_directories (commandline -ct))' \
+    -d 'Output directory of the run'
+complete -c keyshard -n $resume -s h -l help -d 'Print help and exit'
+complete -c keyshard -n $resume -s j -l threads -x -d 'Worker threads (default: as recorded)'
+
+# keyshard verify DIR
+set -l verify '__keyshard_using verify'
+complete -c keyshard -n $verify -a '(__fish_complete_directories (commandline -ct))' \
+    -d 'Output directory of a split'
+complete -c keyshard -n $verify -s h -l help -d 'Print help and exit'
+complete -c keyshard -n $verify -s q -l quiet -d 'Print only the files that differ'
 
 # keyshard stats: Report
 set -l stats '__keyshard_using stats'

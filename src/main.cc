@@ -66,6 +66,7 @@ std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
 int main(int argc, char** argv) {
   // A closed pipe must show up as EPIPE from write(), not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);  // a file-size limit is a write error naming the file, not death
 
   CLI::App app;
   keyshard::CommandLine line;

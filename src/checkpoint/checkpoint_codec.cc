@@ -210,6 +210,7 @@ std::string encode_checkpoint(const Checkpoint& c) {
 }
 
 Status decode_checkpoint(std::string_view text, const std::string& name, Checkpoint& c) {
+  c = Checkpoint();
   FieldReader r(name);
   // The checksum first: it covers every byte before its own member.
   const size_t at = text.rfind(kChecksumMember);

@@ -58,6 +58,7 @@ Status hash_file_prefix(int fd, const std::string& name, uint64_t size, uint64_t
   ContentHash hash;
   auto buffer = std::make_unique<char[]>(1 << 20);
   read = 0;
+  if (::lseek(fd, 0, SEEK_SET) < 0) return Status::error("cannot seek: " + errno_text(errno), name);
   while (read < size) {
     const long got = read_some(fd, buffer.get(), std::min<uint64_t>(1 << 20, size - read));
     if (got < 0) return Status::error("read failed: " + errno_text(errno), name);

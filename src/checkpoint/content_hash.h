@@ -36,7 +36,7 @@ class ContentHash {
   std::string pending_;  // the bytes of the incomplete last block
 };
 
-/// The digest of the first `size` bytes of the file at `fd` (less if it is shorter; `read`
+/// The digest of the first `size` bytes of the file at `fd` (read from its start) (less if it is shorter; `read`
 /// receives how many bytes there were).
 Status hash_file_prefix(int fd, const std::string& name, uint64_t size, uint64_t& digest,
                         uint64_t& read);

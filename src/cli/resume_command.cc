@@ -16,11 +16,11 @@ namespace keyshard {
 
 CLI::App* add_resume_command(CLI::App& app, ResumeOptions& o) {
   CLI::App* resume =
-      app.add_subcommand("resume", "Continue an interrupted split from its last checkpoint");
+      app.add_subcommand("resume", "Continue a split from its last checkpoint");
   resume->footer(
       "Examples:\n"
       "  keyshard resume out/\n"
-      "  zstd -dc events.zst | keyshard resume out/   # a run that read stdin replays it\n"
+      "  zstd -dc events.zst | keyshard resume out/    # a run that read stdin\n"
       "  keyshard resume -j 4 -q out/");
   resume->add_option("dir", o.dir, "The output directory of the run")
       ->required()
@@ -45,9 +45,11 @@ CLI::App* add_resume_command(CLI::App& app, ResumeOptions& o) {
 Status run_resume(const ResumeOptions& o) {
   std::string dir = o.dir;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  Checkpoint checkpoint;
+  if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
+  // Read again under the lock: a run that held it may have moved the checkpoint on.
   RunLock lock;
   if (Status status = lock.acquire(dir); !status) return status;
-  Checkpoint checkpoint;
   if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
   if (checkpoint.complete) {
     if (!o.quiet) {

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "checkpoint/checkpoint_store.h"
 #include "insight/summary.h"
 #include "sinks/output_directory.h"
 
@@ -39,18 +40,28 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
 }  // namespace
 
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before) {
+  if (!result.status) return result.status;
   if (result.interrupted != 0) {
-    if (!result.status.ok()) return result.status;
+    if (result.last_checkpoint) {
+      if (Status status = write_checkpoint(config.output_dir, *result.last_checkpoint); !status) {
+        return status;
+      }
+    }
     return Status::error("interrupted; resume with: keyshard resume " + config.output_dir, {},
                          kExitInterrupted + result.interrupted);
   }
-  if (!result.status) return result.status;
   RunStats stats = result.stats;
   if (before) stats.subtract(*before);
   if (!config.to_stdout) {
     const std::string path = config.output_dir + "/keyshard-summary.json";
     if (Status status = write_file_atomically(path, format_summary_json(stats, config));
         !status) {
+      return status;
+    }
+  }
+  // Complete only once the summary is in place: a crash before this resumes and writes both.
+  if (result.last_checkpoint) {
+    if (Status status = write_checkpoint(config.output_dir, *result.last_checkpoint); !status) {
       return status;
     }
   }

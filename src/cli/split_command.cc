@@ -50,7 +50,9 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
   split->add_flag("--force", o.force, "Write into a non-empty output directory")->group("Output");
 
   split->add_option("--exec", o.exec,
-                    "Feed each partition to its own /bin/sh -c\nCMD; its stdout is the output")
+                    "Feed each partition to its own /bin/sh -c\nCMD; its stdout is the output. "
+                    "After a\ncrash, resume feeds the events after the\nlast checkpoint "
+                    "again (at-least-once)")
       ->group("Processing")
       ->type_name("CMD");
   split->add_option("--exec-per", o.exec_per, "One child per partition or per worker")
@@ -127,8 +129,8 @@ Status run_split(const SplitOptions& given) {
 
   RunStart start;
   start.options = record_options(options);
-  auto warn = [&config](const std::string& message) {
-    if (!config.quiet) std::fprintf(stderr, "keyshard: warning: %s\n", message.c_str());
+  auto warn = [](const std::string& message) {  // even with -q: cron mails it
+    std::fprintf(stderr, "keyshard: warning: %s\n", message.c_str());
   };
   if (continuing) {
     if (Status status = load_checkpoint(dir, previous); !status) return status;

@@ -1,6 +1,7 @@
 // The split pipeline: reader -> routers -> partition owners -> sinks (see HACKING.md).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,10 @@ namespace keyshard {
 struct RunResult {
   Status status;
   RunStats stats;
-  int interrupted = 0;  // the signal that stopped the run (a checkpoint was written)
+  int interrupted = 0;  // the signal that stopped the run
+  // With checkpoints, the last cut, for the caller to write once the summary is out (so that a
+  // checkpoint marked complete always has its summary beside it).
+  std::optional<Checkpoint> last_checkpoint;
 };
 
 /// Where a checkpointed run starts: each input's position, and the checkpoint it continues.

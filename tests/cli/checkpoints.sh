@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# Checkpoints seen from the command line: refusing to overwrite a checkpointed DIR, resume of a
+# finished run, inputs changed behind keyshard's back, damaged checkpoints, stdin replay, the
+# lock, the guardrails, verify, and a full disk that resume gets past once space returns.
+source "$(dirname "$0")/lib.sh"
+
+"$GEN_EVENTS" --events "$(scaled 100000)" --seed 21 |
+  awk 'NR % 1000 == 0 { print "not json" } { print }' > events.ndjson
+ks split -k user_id -n 8 -q -o reference events.ndjson
+
+# A DIR with a checkpoint is not written over by accident.
+run_status ks split -k user_id -n 8 -q -o reference events.ndjson
+expect_eq "$STATUS" 2 "split into a checkpointed DIR"
+expect_contains "$ERR" "keyshard resume reference" "the hint names resume"
+expect_contains "$ERR" "--force" "the hint names --force"
+run_status ks resume reference
+expect_eq "$STATUS" 0 "resume of a finished run"
+expect_contains "$ERR" "the run is complete; nothing to resume" "resume of a finished run"
+cp -r reference again
+ks split -k user_id -n 8 -q --force -o again events.ndjson
+for f in reference/part-*; do expect_same_file "again/${f#reference/}" "$f" "--force starts over"; done
+pass "a checkpointed DIR is refused without --force; resume of a finished run is a no-op"
+
+# An interrupted run (its checkpoint made incomplete by hand, as a crash would leave it): the
+# half-way checkpoint of a tiny interval, then the run killed. Resume must check the inputs.
+make_interrupted() {  # DIR INPUT...
+  local dir=$1
+  shift
+  rm -rf "$dir"
+  "$KEYSHARD" split -k user_id -n 8 -q --chunk-size 64KiB --checkpoint-every 256KiB \
+    -o "$dir" "$@" &
+  local pid=$!
+  # Wait for a checkpoint past the start, then kill.
+  for _ in $(seq 1 400); do
+    if grep -q '"offset": *[1-9]' "$dir/.keyshard/checkpoint.json" 2>/dev/null ||
+       grep -qE '"offset":[1-9]' "$dir/.keyshard/checkpoint.json" 2>/dev/null; then
+      break
+    fi
+    sleep 0.005
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+# A slow input (a pipe fed in pieces) makes the kill land mid-run every time.
+feed_slowly() { while IFS= read -r line; do printf '%s\n' "$line"; done < "$1"; }
+
+cp events.ndjson changing.ndjson
+mkfifo slow.fifo
+(sleep 0.2; cat changing.ndjson; sleep 30) > slow.fifo &
+feeder=$!
+make_interrupted interrupted slow.fifo
+kill "$feeder" 2>/dev/null || true
+wait "$feeder" 2>/dev/null || true
+grep -qE '"complete": false' interrupted/.keyshard/checkpoint.json ||
+  fail "the interrupted run left no incomplete checkpoint"
+recorded=$(grep -oE '"offset":[0-9]+' interrupted/.keyshard/checkpoint.json | head -1 | cut -d: -f2)
+[ "$recorded" -gt 0 ] || fail "no progress was checkpointed"
+
+# Stdin-like replay: the run read a pipe, so resume needs the same bytes again on stdin... but
+# this run named a FIFO path; feed it again through the same path.
+(cat events.ndjson) > slow.fifo &
+run_status ks resume -q interrupted
+wait $! 2>/dev/null || true
+expect_eq "$STATUS" 0 "resume with the same stream replayed"
+for f in reference/part-*.ndjson; do
+  expect_same_file "interrupted/${f#reference/}" "$f" "resume of a pipe replayed"
+done
+# The dead letters name their source (slow.fifo here): the rest, line numbers included, agrees.
+sed 's/"source":"slow.fifo"/"source":"events.ndjson"/' interrupted/dead-letter.ndjson > dl.ndjson
+expect_same_file dl.ndjson reference/dead-letter.ndjson "dead letters after a resume"
+pass "resume replays a pipe and completes exactly"
+
+# Stdin: the same stream completes exactly; a different one is refused, naming <stdin>.
+rm -rf from-stdin
+(cat events.ndjson; sleep 30) | "$KEYSHARD" split -k user_id -n 8 -q --chunk-size 64KiB \
+  --checkpoint-every 256KiB -o from-stdin &
+for _ in $(seq 1 400); do
+  grep -qE '"offset":[1-9]' from-stdin/.keyshard/checkpoint.json 2>/dev/null && break
+  sleep 0.005
+done
+pkill -KILL -f "split -k user_id -n 8 -q --chunk-size 64KiB --checkpoint-every 256KiB -o from-stdin" || true
+wait 2>/dev/null || true
+grep -qE '"offset":[1-9]' from-stdin/.keyshard/checkpoint.json || fail "no stdin checkpoint"
+sed 's/user_/usr_/' events.ndjson > other.ndjson
+run_status ks resume -q from-stdin < other.ndjson
+expect_eq "$STATUS" 1 "resume with a different stream on stdin"
+expect_contains "$ERR" "<stdin>: changed since the checkpoint" "a different stdin is refused"
+run_status ks resume -q from-stdin < events.ndjson
+expect_eq "$STATUS" 0 "resume with the same stdin"
+for f in reference/part-*.ndjson; do
+  expect_same_file "from-stdin/${f#reference/}" "$f" "resume from stdin replayed"
+done
+pass "stdin replay: the same stream completes exactly, another is refused"
+
+# An input changed before the recorded position is refused, naming it.
+rm -rf changed2
+(sleep 0.1; cat events.ndjson; sleep 30) > slow.fifo &
+feeder=$!
+make_interrupted changed2 slow.fifo
+kill "$feeder" 2>/dev/null || true
+wait "$feeder" 2>/dev/null || true
+(printf 'x'; cat events.ndjson) > slow.fifo &
+run_status ks resume -q changed2
+wait $! 2>/dev/null || true
+expect_eq "$STATUS" 1 "resume over a changed input"
+expect_contains "$ERR" "slow.fifo: changed since the checkpoint" "the changed input is named"
+pass "an input changed before the recorded position is refused, naming it"
+
+# Damaged checkpoints: truncated and flipped, refused with a message (never a crash).
+cp -r reference damaged
+size=$(stat -c %s damaged/.keyshard/checkpoint.json)
+for cut in 0 1 $((size / 2)) $((size - 2)); do
+  cp reference/.keyshard/checkpoint.json damaged/.keyshard/checkpoint.json
+  truncate -s "$cut" damaged/.keyshard/checkpoint.json
+  sed -i 's/"complete": true/"complete": false/' damaged/.keyshard/checkpoint.json
+  run_status ks resume damaged
+  expect_eq "$STATUS" 1 "resume with a checkpoint cut to $cut bytes"
+  expect_contains "$ERR" "damaged checkpoint" "a cut checkpoint is refused"
+done
+cp reference/.keyshard/checkpoint.json damaged/.keyshard/checkpoint.json
+sed -i 's/"complete": true/"complete": false/' damaged/.keyshard/checkpoint.json
+run_status ks resume damaged
+expect_contains "$ERR" "checksum mismatch" "an edited checkpoint is refused"
+run_status ks verify damaged
+expect_eq "$STATUS" 1 "verify with an edited checkpoint"
+run_status ks resume no-such-dir
+expect_eq "$STATUS" 2 "resume of a directory without a checkpoint"
+expect_contains "$ERR" "no checkpoint here" "resume of a directory without a checkpoint"
+pass "damaged checkpoints are refused with a message"
+
+# verify: clean, then each kind of tampering is named.
+run_status ks verify reference
+expect_eq "$STATUS" 0 "verify of untouched outputs"
+expect_contains "$OUT" "all 9 files match the checkpoint" "verify's summary line"
+cp -r reference tampered
+printf 'X' | dd of=tampered/part-00003.ndjson bs=1 seek=100 conv=notrunc status=none
+truncate -s -10 tampered/part-00005.ndjson
+echo '{"user_id":"late"}' >> tampered/part-00006.ndjson
+run_status ks verify tampered
+expect_eq "$STATUS" 1 "verify of tampered outputs"
+expect_contains "$OUT" "tampered/part-00003.ndjson: changed" "a changed byte"
+expect_contains "$OUT" "tampered/part-00005.ndjson: truncated" "a truncated file"
+expect_contains "$OUT" "tampered/part-00006.ndjson: extended" "an extended file"
+expect_contains "$ERR" "3 of 9 files differ" "verify's count"
+pass "verify names changed, truncated and extended outputs"
+
+# Guardrails: exit 3 and 4 after a complete run (checkpoint complete, summary written).
+run_status ks split -k user_id -n 8 -q --max-bad 10 -o guard-bad events.ndjson
+expect_eq "$STATUS" 3 "--max-bad 10 with more bad lines"
+expect_contains "$ERR" "more than --max-bad 10" "the --max-bad message"
+grep -q '"complete": true' guard-bad/.keyshard/checkpoint.json || fail "--max-bad: no final checkpoint"
+[ -f guard-bad/keyshard-summary.json ] || fail "--max-bad: no summary"
+run_status ks split -k user_id -n 8 -q --max-bad 5% -o guard-share events.ndjson
+expect_eq "$STATUS" 0 "--max-bad 5% with 0.1% bad lines"
+run_status ks split -k user_id -n 8 -q --max-bad 0.05% -o guard-share2 events.ndjson
+expect_eq "$STATUS" 3 "--max-bad 0.05% with 0.1% bad lines"
+run_status ks split -k user_id -n 8 -q --max-skew 1.01 -o guard-skew events.ndjson
+expect_eq "$STATUS" 4 "--max-skew 1.01 on Zipf keys"
+expect_contains "$ERR" "above --max-skew 1.01" "the --max-skew message"
+run_status ks split -k user_id -n 8 -q --max-skew 100 -o guard-skew2 events.ndjson
+expect_eq "$STATUS" 0 "--max-skew 100"
+run_status ks split -k user_id -n 8 -q --max-bad lots -o x events.ndjson
+expect_eq "$STATUS" 2 "an invalid --max-bad"
+pass "guardrails: exit 3 and 4 after the checkpoint"
+
+# The lock: a second run on a DIR in use exits 75 naming the holder's pid.
+mkfifo held.fifo
+"$KEYSHARD" split -k user_id -n 8 -q --incremental -o locked held.fifo &
+holder=$!
+for _ in $(seq 1 200); do [ -s locked/.keyshard/lock ] && break; sleep 0.01; done
+run_status ks split -k user_id -n 8 -q --incremental -o locked events.ndjson
+expect_eq "$STATUS" 75 "a second run on a locked DIR"
+expect_contains "$ERR" "another keyshard run (pid $holder)" "the lock holder's pid"
+exec 9> held.fifo  # let the holder read an empty input and finish
+exec 9>&-
+wait "$holder"
+pass "a second run on the same DIR exits 75 naming the holder"
+
+# A write error (a full disk; else a file-size limit), then resume once there is room.
+small=$WORK/small
+mkdir "$small"
+if mount -t tmpfs -o size=1m tmpfs "$small" 2>/dev/null; then
+  trap 'umount "$small" 2>/dev/null; cleanup' EXIT
+  run_status ks split -k user_id -n 8 -q --checkpoint-every 256KiB -o "$small/out" events.ndjson
+  expect_eq "$STATUS" 1 "a run that fills the disk"
+  expect_contains "$ERR" "$small/out/" "the write error names the file"
+  expect_contains "$ERR" "No space left on device" "the write error's reason"
+  mount -o remount,size=200m "$small"
+  ks resume -q "$small/out"
+  for f in reference/part-*.ndjson reference/dead-letter.ndjson; do
+    expect_same_file "$small/out/${f#reference/}" "$f" "resume after the disk had room again"
+  done
+  umount "$small"
+  trap cleanup EXIT
+  pass "a full disk fails naming the file; resume completes exactly"
+else
+  run_status bash -c "ulimit -f 256; exec \"$KEYSHARD\" split -k user_id -n 2 -q \
+    --checkpoint-every 64KiB -o limited events.ndjson"
+  expect_eq "$STATUS" 1 "a run past the file-size limit"
+  expect_contains "$ERR" "limited/part-0000" "the write error names the file"
+  ks resume -q limited
+  ks split -k user_id -n 2 -q -o limited-ref events.ndjson
+  for f in limited-ref/part-*.ndjson; do
+    expect_same_file "limited/${f#limited-ref/}" "$f" "resume after the limit was lifted"
+  done
+  pass "a file-size limit fails naming the file; resume completes exactly"
+fi

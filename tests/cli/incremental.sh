@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# --incremental from cron: a log that is appended to (a line half-written at one run is read
+# whole at the next), rotated (rename + new file, with lines still landing in the old one),
+# copy-truncated and rewritten between runs, plus a new file; the outputs after all the runs
+# equal one split over the same lines in the order they were read.
+source "$(dirname "$0")/lib.sh"
+
+"$GEN_EVENTS" --events "$(scaled 60000)" --seed 31 > all.ndjson
+total=$(wc -l < all.ndjson)
+piece=$((total / 8))
+segment() { sed -n "$(($1 * piece + 1)),$((($1 + 1) * piece))p" all.ndjson; }
+options=(-k user_id -n 8 -q --incremental -o out)
+: > expected.ndjson
+
+run() {
+  run_status ks split "${options[@]}" "$@"
+  [ "$STATUS" -eq 0 ] || fail "incremental run $*: status $STATUS: $ERR"
+}
+
+# Run 1: a log whose last line is still being written.
+segment 0 > app.log
+last=$(segment 1 | sed -n 1p)
+printf '%s' "${last:0:20}" >> app.log
+run app.log
+segment 0 >> expected.ndjson
+expect_eq "$(summary_field out lines_read)" "$piece" "run 1 leaves the unterminated line"
+
+# Run 2: the line is finished and more is appended.
+printf '%s\n' "${last:20}" >> app.log
+segment 1 | tail -n +2 >> app.log
+run app.log
+segment 1 >> expected.ndjson
+expect_eq "$(summary_field out lines_read)" "$piece" "run 2 reads only what was appended"
+
+# Run 3: rotated. Lines still land in the old file after the rename; the new file starts.
+mv app.log app.log.1
+segment 2 >> app.log.1
+segment 3 > app.log
+run app.log
+segment 2 >> expected.ndjson
+segment 3 >> expected.ndjson
+expect_eq "$(summary_field out lines_read)" "$((2 * piece))" "run 3 finishes the rotated file"
+
+# Run 4: nothing new.
+run app.log
+expect_eq "$(summary_field out lines_read)" 0 "run 4 has nothing to read"
+
+# Run 5: copy-truncate (logrotate's copytruncate), then new lines, longer than before.
+cp app.log app.log.2
+: > app.log
+segment 4 > app.log
+segment 5 >> app.log
+run app.log
+expect_contains "$ERR" "app.log: its bytes before the recorded position differ; reading it again" \
+  "a copy-truncated file is reread with a warning"
+segment 4 >> expected.ndjson
+segment 5 >> expected.ndjson
+
+# Run 6: rewritten in place, shorter than the recorded offset; and a second, new file.
+segment 6 > app.log
+segment 7 > other.log
+run app.log other.log
+expect_contains "$ERR" "app.log: it is shorter than the recorded position" \
+  "a truncated file is reread with a warning"
+segment 6 >> expected.ndjson
+segment 7 >> expected.ndjson
+
+# The outputs equal one split over the same lines.
+ks split -k user_id -n 8 -q -o oneshot expected.ndjson
+for f in oneshot/part-*.ndjson; do
+  expect_same_file "out/$(basename "$f")" "$f" "after six incremental runs"
+done
+ks verify -q out
+pass "appended, rotated, copy-truncated, rewritten and new files: same as one split"
+
+# The options that shape the outputs must match the last run's.
+run_status ks split -k user_id -n 16 -q --incremental -o out app.log
+expect_eq "$STATUS" 2 "an incremental run with another -n"
+expect_contains "$ERR" "--partitions 8 then, 16 now" "the differing option is named"
+run_status ks split -k user_id -n 8 -q --incremental -o out -
+expect_eq "$STATUS" 2 "--incremental from stdin"
+pass "an incremental run set up differently is refused"
+
+# A crash in an incremental run: the next run continues from its last checkpoint exactly.
+rm -rf out expected.ndjson
+segment 0 > grow.log
+ks split -k user_id -n 8 -q --incremental -o out grow.log
+for k in 1 2 3 4 5 6 7; do segment "$k"; done >> grow.log
+"$KEYSHARD" split -k user_id -n 8 -q --incremental --chunk-size 64KiB --checkpoint-every 128KiB \
+  -o out grow.log &
+pid=$!
+sleep 0.05
+kill -KILL "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+ks split -k user_id -n 8 -q --incremental -o out grow.log
+ks split -k user_id -n 8 -q -o grow-ref grow.log
+for f in grow-ref/part-*.ndjson; do
+  expect_same_file "out/$(basename "$f")" "$f" "an incremental run after a crashed one"
+done
+pass "a crashed incremental run is continued exactly by the next"
