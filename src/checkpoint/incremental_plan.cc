@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "input/input_source.h"
@@ -23,7 +24,7 @@ std::string find_inode(const std::string& dir, uint64_t device, uint64_t inode) 
   while (const dirent* entry = ::readdir(listing.get())) {
     const std::string name = entry->d_name;
     if (name == "." || name == "..") continue;
-    const std::string path = dir == "/" ? "/" + name : dir + "/" + name;
+    const std::string path = dir == "." ? name : dir == "/" ? "/" + name : dir + "/" + name;
     struct stat info {};
     if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
         static_cast<uint64_t>(info.st_dev) == device &&
@@ -50,6 +51,17 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
                                          const std::vector<std::string>& paths,
                                          const std::function<void(const std::string&)>& warn) {
   std::vector<InputStart> plan;
+  // A run that stopped half-way may have been finishing a rotated file, which is not among the
+  // paths given: finish it first, if it is still the same file.
+  if (!previous.complete) {
+    for (size_t i = previous.current; i < previous.inputs.size(); ++i) {
+      const InputPosition& position = previous.inputs[i];
+      if (std::find(paths.begin(), paths.end(), position.path) == paths.end() &&
+          holds_position(position.path, position)) {
+        plan.push_back(InputStart{position, false});
+      }
+    }
+  }
   for (const std::string& path : paths) {
     const InputPosition* recorded = nullptr;
     for (const InputPosition& position : previous.inputs) {

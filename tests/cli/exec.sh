@@ -114,3 +114,25 @@ pass "a child that never reads: bounded wait ($rss_kib KiB)"
 [ "$(cat rss.txt)" -lt $((200 * 1024)) ] || fail "peak RSS with a slow child: $(cat rss.txt) KiB"
 expect_eq "$(cat slow/part-*.ndjson | wc -l)" "$(scaled 400000)" "every event reached the slow children"
 pass "slow child ($(cat rss.txt) KiB peak)"
+
+# With checkpoints, an --exec run killed half-way and resumed is at-least-once: every event
+# reaches its partition's child, and those after the last checkpoint may reach it twice.
+ks split -k user_id -n 4 -o exec-ref -q --exec cat more.ndjson
+"$KEYSHARD" split -k user_id -n 4 -q --exec cat --chunk-size 64KiB --checkpoint-every 256KiB \
+  -o exec-crash more.ndjson &
+pid=$!
+for _ in $(seq 1 400); do
+  grep -qE '"offset":[1-9]' exec-crash/.keyshard/checkpoint.json 2>/dev/null && break
+  sleep 0.005
+done
+kill -KILL "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+ks resume -q exec-crash
+for f in exec-ref/part-*.ndjson; do
+  got="exec-crash/$(basename "$f")"
+  sort -u "$f" > want.sorted
+  sort -u "$got" > got.sorted
+  expect_same_file got.sorted want.sorted "--exec resume: the events of $(basename "$f")"
+  [ "$(wc -l < "$got")" -ge "$(wc -l < "$f")" ] || fail "--exec resume lost events"
+done
+pass "--exec with resume: at-least-once"
