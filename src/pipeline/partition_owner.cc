@@ -20,6 +20,7 @@ constexpr size_t kOutputBudget = 32u << 20;  // all partition buffers of a run t
 constexpr size_t kMinFlush = 16u << 10;
 constexpr size_t kMaxFlush = 1u << 20;
 constexpr size_t kDeadLetterFlush = 64u << 10;
+constexpr size_t kFsyncsPerSyncfs = 4;
 
 std::string bad_line_where(const RunConfig& config, uint32_t input, uint64_t line_number) {
   return fmt::format("{}:{}", config.input_names[input], line_number);
@@ -163,9 +164,9 @@ Status PartitionOwner::open_partition_file(uint32_t partition, std::unique_ptr<S
   const std::string path = config_.output_dir + "/" + partition_file_name(config_, partition);
   if (resume_ && tracks_outputs()) {
     // A checkpoint records every partition; a zstd file is cut at a frame boundary.
-    return reopen_file_sink(path, resume_->outputs.at(partition), sink);
+    return reopen_file_sink(path, resume_->outputs.at(partition), sink, config_.commit_sync);
   }
-  return open_file_sink(path, sink, tracks_outputs());
+  return open_file_sink(path, sink, tracks_outputs(), tracks_outputs() && config_.commit_sync);
 }
 
 PartitionOwner::Output& PartitionOwner::output_of(uint32_t partition) {
@@ -305,19 +306,28 @@ Status PartitionOwner::apply(const Chunk& chunk) {
   return {};
 }
 
-Status PartitionOwner::checkpoint(OwnerCut& cut) {
-  for (Output& output : outputs_) {
-    if (Status status = flush(output); !status) return status;
-    if (config_.commit_sync) {
+Status PartitionOwner::sync_outputs() {
+  if (!config_.commit_sync) return {};
+  // The partition files share DIR's filesystem: past a few files, one syncfs beats an fsync
+  // (and a journal commit) per file.
+  if (outputs_.size() > kFsyncsPerSyncfs) {
+    if (Status status = outputs_[0].sink->sync_filesystem(); !status) return status;
+  } else {
+    for (Output& output : outputs_) {
       if (Status status = output.sink->sync(); !status) return status;
     }
   }
+  return dead_letters_.sink ? dead_letters_.sink->sync() : Status{};
+}
+
+Status PartitionOwner::checkpoint(OwnerCut& cut) {
+  for (Output& output : outputs_) {
+    if (Status status = flush(output); !status) return status;
+  }
   if (dead_letters_.sink) {
     if (Status status = flush(dead_letters_); !status) return status;
-    if (config_.commit_sync) {
-      if (Status status = dead_letters_.sink->sync(); !status) return status;
-    }
   }
+  if (Status status = sync_outputs(); !status) return status;
   cut = final_cut();
   return {};
 }
@@ -352,18 +362,11 @@ Status PartitionOwner::finish() {
   auto keep_first = [&first](Status status) {
     if (first.ok() && !status.ok()) first = std::move(status);
   };
-  for (Output& output : outputs_) {
-    keep_first(flush(output));
-    if (config_.checkpoints && config_.commit_sync && first.ok()) keep_first(output.sink->sync());
-    keep_first(output.sink->finish());
-  }
-  if (dead_letters_.sink) {
-    keep_first(flush(dead_letters_));
-    if (config_.checkpoints && config_.commit_sync && first.ok()) {
-      keep_first(dead_letters_.sink->sync());
-    }
-    keep_first(dead_letters_.sink->finish());
-  }
+  for (Output& output : outputs_) keep_first(flush(output));
+  if (dead_letters_.sink) keep_first(flush(dead_letters_));
+  if (config_.checkpoints && first.ok()) keep_first(sync_outputs());
+  for (Output& output : outputs_) keep_first(output.sink->finish());
+  if (dead_letters_.sink) keep_first(dead_letters_.sink->finish());
   return first;
 }
 

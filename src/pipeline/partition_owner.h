@@ -59,6 +59,7 @@ class PartitionOwner {
   Status append_to(Output& output, std::string_view bytes);
   Status flush(Output& output);
   Status handle_bad_lines(const Chunk& chunk);
+  Status sync_outputs();  // --commit sync: make every output durable
   Status open_partition_file(uint32_t partition, std::unique_ptr<Sink>& sink);
   bool tracks_outputs() const { return config_.checkpoints && !config_.exec(); }
 

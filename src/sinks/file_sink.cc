@@ -12,6 +12,8 @@
 namespace keyshard {
 namespace {
 
+constexpr uint64_t kWriteBehind = 1u << 20;  // start writeback once a file has this much new
+
 class FileSink final : public Sink {
  public:
   FileSink(std::string name, FileDescriptor fd, bool owned, bool quiet_on_broken_pipe)
@@ -27,7 +29,15 @@ class FileSink final : public Sink {
     int error_number = 0;
     Status status = write_all(fd_.get(), block, name_, &error_number);
     if (!status && quiet_on_broken_pipe_ && error_number == EPIPE) return Status::quiet_stop();
-    if (status && tracked_) hash_.update(block);
+    if (!status) return status;
+    if (tracked_) hash_.update(block);
+    offset_ += block.size();
+    if (write_behind_ && offset_ - written_behind_ >= kWriteBehind) {
+      // Best effort: only starts the writeback (an error shows up at the fsync).
+      ::sync_file_range(fd_.get(), static_cast<off64_t>(written_behind_),
+                        static_cast<off64_t>(offset_ - written_behind_), SYNC_FILE_RANGE_WRITE);
+      written_behind_ = offset_;
+    }
     return status;
   }
 
@@ -47,6 +57,14 @@ class FileSink final : public Sink {
     return {};
   }
 
+  Status sync_filesystem() override {
+    if (!owned_ || !fd_.valid()) return {};
+    if (::syncfs(fd_.get()) != 0) {
+      return Status::error("syncfs failed: " + errno_text(errno), name_);
+    }
+    return {};
+  }
+
   OutputState state() const override {
     if (!tracked_) return {};
     return OutputState{name_, hash_.size(), 0, hash_.chain(), hash_.digest()};
@@ -55,7 +73,12 @@ class FileSink final : public Sink {
   /// Starts tracking, from the hash of what the file already holds.
   void track(ContentHash hash) {
     tracked_ = true;
+    offset_ = hash.size();
     hash_ = std::move(hash);
+  }
+  void write_behind() {
+    write_behind_ = true;
+    written_behind_ = offset_;
   }
 
  private:
@@ -64,22 +87,27 @@ class FileSink final : public Sink {
   bool owned_;
   bool quiet_on_broken_pipe_;
   bool tracked_ = false;
+  bool write_behind_ = false;
+  uint64_t offset_ = 0;  // where the next write lands
+  uint64_t written_behind_ = 0;  // writeback started for the bytes before this offset
   ContentHash hash_;
 };
 
 }  // namespace
 
-Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool tracked) {
+Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool tracked,
+                      bool write_behind) {
   FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
   if (!fd.valid()) return Status::error("cannot create: " + errno_text(errno), path);
   auto file = std::make_unique<FileSink>(path, std::move(fd), true, false);
   if (tracked) file->track(ContentHash());
+  if (write_behind) file->write_behind();
   sink = std::move(file);
   return {};
 }
 
 Status reopen_file_sink(const std::string& path, const OutputState& recorded,
-                        std::unique_ptr<Sink>& sink) {
+                        std::unique_ptr<Sink>& sink, bool write_behind) {
   const int flags = O_RDWR | O_CLOEXEC | (recorded.size == 0 ? O_CREAT : 0);
   FileDescriptor fd(::open(path.c_str(), flags, 0666));
   if (!fd.valid()) {
@@ -108,6 +136,7 @@ Status reopen_file_sink(const std::string& path, const OutputState& recorded,
   }
   auto file = std::make_unique<FileSink>(path, std::move(fd), true, false);
   file->track(std::move(hash));
+  if (write_behind) file->write_behind();
   sink = std::move(file);
   return {};
 }

@@ -11,13 +11,16 @@ namespace keyshard {
 
 /// Creates (or truncates) `path` for writing. With `tracked`, the sink keeps the file's size and
 /// content hash for checkpoints (see ContentHash).
-Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool tracked = false);
+/// With `write_behind` (--commit sync), each block's writeback to the disk starts as soon as it
+/// is written, so that the fsync before a checkpoint has little left to wait for.
+Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool tracked = false,
+                      bool write_behind = false);
 
 /// Reopens `path` to continue a checkpointed run: cuts it back to `recorded.size` (what was
 /// committed), checks the content hash of the kept part, and appends from there. A file shorter
 /// than the record, or whose kept bytes differ, is refused.
 Status reopen_file_sink(const std::string& path, const OutputState& recorded,
-                        std::unique_ptr<Sink>& sink);
+                        std::unique_ptr<Sink>& sink, bool write_behind = false);
 
 /// A sink on standard output. A closed stdout (EPIPE) ends the run quietly with status 0.
 std::unique_ptr<Sink> make_stdout_sink();
