@@ -252,6 +252,38 @@ contender "Miller 6 (mlr)" "$miller_input" "$(label_of "$miller_input")" lines m
   "mlr --ijsonl --ojsonl put -q 'tee > \"$out_dir/part-\" . (int(\"0x\" . substr0(md5(\$user_id), 31, 31)) % $parts) . \".ndjson\", \$*' $miller_input"
 
 # ---------------------------------------------------------------------------------------------
+# The cost of checkpoints: the same split without periodic checkpoints (only the start and the
+# end), with them every 64 MiB under --commit async, and under --commit sync (the default),
+# run side by side: each round runs the three in turn, so that a noisy neighbour hits all three.
+
+checkpoint_report=()
+if [[ -x $keyshard ]]; then
+  checkpoint_rounds=${BENCH_CHECKPOINT_ROUNDS:-5}
+  checkpoint_modes=("--checkpoint-every off --commit async" "--commit async" "--commit sync")
+  declare -A checkpoint_times=()
+  cat "$events_file" > /dev/null
+  for ((round = 1; round <= checkpoint_rounds; round++)); do
+    for mode in "${checkpoint_modes[@]}"; do
+      rm -rf "$out_dir"; mkdir -p "$out_dir"; sync
+      start=$(date +%s%N)
+      # shellcheck disable=SC2086  # the mode is several options
+      "$keyshard" split -k user_id -n "$parts" -o "$out_dir" --force -q $mode "$events_file" ||
+        log "checkpoint bench: $mode failed"
+      end=$(date +%s%N)
+      checkpoint_times[$mode]+="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.6f", (e - s) / 1e9 }') "
+      log "checkpoints ($mode), round $round: $(( (end - start) / 1000000 )) ms"
+    done
+  done
+  rm -rf "$out_dir"
+  base=$(printf '%s\n' ${checkpoint_times[${checkpoint_modes[0]}]} | median)
+  for mode in "${checkpoint_modes[@]}"; do
+    seconds=$(printf '%s\n' ${checkpoint_times[$mode]} | median)
+    checkpoint_report+=("$(awk -v m="$mode" -v s="$seconds" -v b="$base" -v bytes="$(file_bytes "$events_file")" \
+      'BEGIN { printf "| keyshard -n 8 %s | %.1f | %.3f |", m, bytes / 1e6 / s, b / s }')")
+  done
+fi
+
+# ---------------------------------------------------------------------------------------------
 # Per-key order: keyshard --exec cat against GNU parallel --shard (each job a cat), on the
 # slice parallel runs on.
 
@@ -306,6 +338,15 @@ report=$(
   done
   echo
   echo "Slices are prefixes of the same event stream; their MB/s is comparable, their absolute time is not."
+  if ((${#checkpoint_report[@]} > 0)); then
+    echo
+    echo "Checkpoint cost on $full_label, side by side, median of ${checkpoint_rounds} rounds" \
+         "(throughput relative to no periodic checkpoints):"
+    echo
+    echo "| run | MB/s | relative |"
+    echo "|---|---:|---:|"
+    for line in "${checkpoint_report[@]}"; do echo "$line"; done
+  fi
   if ((${#order_report[@]} > 0)); then
     echo
     echo "Per-key order on $(label_of "$parallel_input") (bench/check_key_order.py):"

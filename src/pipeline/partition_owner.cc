@@ -82,7 +82,8 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
     if (!file.valid()) return Status::error("cannot create: " + errno_text(errno), path);
   } else if (!config_.to_stdout) {
     std::unique_ptr<Sink> sink;
-    if (Status status = open_file_sink(path, sink); !status) return status;
+    const Status status = resume_ ? open_append_sink(path, sink) : open_file_sink(path, sink);
+    if (!status) return status;
     compressed = make_zstd_sink(std::move(sink), collector.zstd_context(*config_.zstd_level));
   }
   env.emplace_back("KEYSHARD_PARTITIONS", std::to_string(config_.partitions));

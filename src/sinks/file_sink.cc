@@ -106,6 +106,13 @@ Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool
   return {};
 }
 
+Status open_append_sink(const std::string& path, std::unique_ptr<Sink>& sink) {
+  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666));
+  if (!fd.valid()) return Status::error("cannot open to append: " + errno_text(errno), path);
+  sink = std::make_unique<FileSink>(path, std::move(fd), true, false);
+  return {};
+}
+
 Status reopen_file_sink(const std::string& path, const OutputState& recorded,
                         std::unique_ptr<Sink>& sink, bool write_behind) {
   const int flags = O_RDWR | O_CLOEXEC | (recorded.size == 0 ? O_CREAT : 0);

@@ -22,6 +22,9 @@ Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool
 Status reopen_file_sink(const std::string& path, const OutputState& recorded,
                         std::unique_ptr<Sink>& sink, bool write_behind = false);
 
+/// Opens `path` (created if missing) to append to it: a resumed --exec run's output.
+Status open_append_sink(const std::string& path, std::unique_ptr<Sink>& sink);
+
 /// A sink on standard output. A closed stdout (EPIPE) ends the run quietly with status 0.
 std::unique_ptr<Sink> make_stdout_sink();
 
