@@ -210,7 +210,8 @@ class Scheduler {
 RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   const auto started = std::chrono::steady_clock::now();
   const unsigned workers = std::max(1u, config.threads);
-  RunResult result{{}, RunStats(config.partitions)};
+  RunResult result;
+  result.stats = RunStats(config.partitions);
   const Checkpoint* resume = start ? start->resume : nullptr;
   std::unique_ptr<SaltSequencer> sequencer;
   if (config.sequenced_salting()) {
