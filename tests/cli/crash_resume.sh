@@ -91,8 +91,10 @@ for signal in INT TERM; do
   "$KEYSHARD" split -k user_id -n 16 -j 2 --compress zstd:1 -o "sig-$signal" events.ndjson \
     2> "sig-$signal.err" &
   pid=$!
-  sleep 0.05
-  kill -"$signal" "$pid"
+  # Once the first checkpoint is on disk, the signal handlers are in place.
+  for _ in $(seq 1 500); do [ -f "sig-$signal/.keyshard/checkpoint.json" ] && break; sleep 0.01; done
+  sleep 0.02
+  kill -"$signal" "$pid" 2>/dev/null || true
   wait "$pid"
   status=$?
   set -e
