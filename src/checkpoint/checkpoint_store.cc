@@ -5,7 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <string_view>
 
 #include "checkpoint/checkpoint_codec.h"
@@ -87,7 +90,7 @@ Status remove_checkpoint(const std::string& dir) {
   return {};
 }
 
-Status RunLock::acquire(const std::string& dir) {
+Status RunLock::acquire(const std::string& dir, bool inherited) {
   if (Status status = make_state_dir(dir); !status) return status;
   const std::string path = state_dir(dir) + "/lock";
   fd_ = FileDescriptor(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
@@ -101,9 +104,23 @@ Status RunLock::acquire(const std::string& dir) {
     const ssize_t got = ::pread(fd_.get(), pid, sizeof pid - 1, 0);
     std::string holder(pid, got > 0 ? static_cast<size_t>(got) : 0);
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
-    return Status::error("another keyshard run (pid " + (holder.empty() ? "unknown" : holder) +
-                             ") is writing here; this run leaves it alone",
-                         dir, kExitLocked);
+    const long holder_pid = holder.empty() ? 0 : std::strtol(holder.c_str(), nullptr, 10);
+    if (holder_pid <= 0 || ::kill(static_cast<pid_t>(holder_pid), 0) == 0 || errno != ESRCH) {
+      return Status::error("another keyshard run (pid " + (holder.empty() ? "unknown" : holder) +
+                               ") is writing here; this run leaves it alone",
+                           dir, kExitLocked);
+    }
+    // The run is gone but its --exec children still hold the lock: let them finish.
+    std::fprintf(stderr,
+                 "keyshard: %s: waiting for the --exec children of an earlier run (pid %ld) "
+                 "to finish writing\n",
+                 dir.c_str(), holder_pid);
+    while (::flock(fd_.get(), LOCK_EX) != 0) {
+      if (errno != EINTR) return Status::error("cannot lock: " + errno_text(errno), path);
+    }
+  }
+  if (inherited && ::fcntl(fd_.get(), F_SETFD, 0) != 0) {
+    return Status::error("cannot share the lock: " + errno_text(errno), path);
   }
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd_.get(), 0) != 0 || ::pwrite(fd_.get(), pid.data(), pid.size(), 0) < 0) {

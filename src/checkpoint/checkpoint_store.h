@@ -26,10 +26,12 @@ Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint);
 Status remove_checkpoint(const std::string& dir);
 
 /// An exclusive lock on DIR/.keyshard/lock, held for the life of the object. A second run that
-/// tries to take it fails with exit status 75, naming the holder's pid.
+/// tries to take it fails with exit status 75, naming the holder's pid. With `inherited`, --exec
+/// children hold it too: when keyshard dies, the next run waits until the children it left
+/// have finished writing their outputs (it says so) instead of writing beside them.
 class RunLock {
  public:
-  Status acquire(const std::string& dir);
+  Status acquire(const std::string& dir, bool inherited = false);
 
  private:
   FileDescriptor fd_;

@@ -1,11 +1,74 @@
 #include "checkpoint/checkpointer.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "checkpoint/checkpoint_store.h"
+#include "util/files.h"
 
 namespace keyshard {
 
-Checkpointer::Checkpointer(std::string dir, Checkpoint base, unsigned owners, bool with_salt)
-    : dir_(std::move(dir)), base_(std::move(base)), owners_(owners), with_salt_(with_salt) {}
+Checkpointer::Checkpointer(std::string dir, Checkpoint base, unsigned owners, bool with_salt,
+                           std::vector<std::string> sync_paths,
+                           std::function<void(Status)> on_failure)
+    : dir_(std::move(dir)),
+      base_(std::move(base)),
+      owners_(owners),
+      with_salt_(with_salt),
+      sync_paths_(std::move(sync_paths)),
+      on_failure_(std::move(on_failure)) {}
+
+Checkpointer::~Checkpointer() { (void)finish(); }
+
+void Checkpointer::start() { writer_ = std::thread([this] { write_queued(); }); }
+
+Status Checkpointer::finish() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    queued_changed_.notify_all();
+  }
+  if (writer_.joinable()) writer_.join();
+  std::lock_guard lock(mutex_);
+  return failure_;
+}
+
+Status Checkpointer::sync_outputs() const {
+  for (const std::string& path : sync_paths_) {
+    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) return Status::error("cannot open to sync: " + errno_text(errno), path);
+    // A directory: its whole filesystem (every partition file) in one call.
+    const bool directory = path == dir_;
+    if ((directory ? ::syncfs(fd.get()) : ::fsync(fd.get())) != 0) {
+      return Status::error(std::string(directory ? "syncfs" : "fsync") +
+                               " failed: " + errno_text(errno),
+                           path);
+    }
+  }
+  return {};
+}
+
+void Checkpointer::write_queued() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    queued_changed_.wait(lock, [&] { return queued_ || stopping_; });
+    if (!queued_) return;  // stopping, nothing left
+    Checkpoint checkpoint = std::move(*queued_);
+    queued_.reset();
+    lock.unlock();
+    Status status = sync_outputs();
+    if (status) status = write(checkpoint);
+    lock.lock();
+    if (!status) {
+      failure_ = status;
+      lock.unlock();
+      on_failure_(std::move(status));
+      return;
+    }
+  }
+}
 
 bool Checkpointer::complete(const Pending& pending) const {
   return pending.reader && (!with_salt_ || pending.salt) && pending.owners.size() == owners_;
@@ -21,17 +84,23 @@ void Checkpointer::salt_state(uint64_t sequence, SaltState state) {
   pending_[sequence].salt = std::move(state);
 }
 
-Status Checkpointer::report(uint64_t sequence, OwnerCut cut) {
+void Checkpointer::report(uint64_t sequence, OwnerCut cut) {
   Pending done;
   {
     std::lock_guard lock(mutex_);
     Pending& pending = pending_[sequence];
     pending.owners.push_back(std::move(cut));
-    if (!complete(pending)) return {};
+    if (!complete(pending)) return;
     done = std::move(pending);
     pending_.erase(sequence);
   }
-  return write(assemble(std::move(*done.reader), std::move(done.owners), std::move(done.salt)));
+  // Assembled outside the lock; cuts complete in sequence order (each owner reports in order,
+  // and the last report of a cut comes after that owner's report of every earlier cut).
+  Checkpoint checkpoint =
+      assemble(std::move(*done.reader), std::move(done.owners), std::move(done.salt));
+  std::lock_guard lock(mutex_);
+  queued_ = std::move(checkpoint);
+  queued_changed_.notify_all();
 }
 
 Checkpoint Checkpointer::assemble(ReaderCut reader, std::vector<OwnerCut> owners,

@@ -1,15 +1,20 @@
-// The checkpointer: assembles consistent cuts while a run goes on. The reader marks a chunk as
-// the end of a checkpoint interval and says where the inputs stand after it; every owner, once
-// it has applied that chunk, flushes (and with --commit sync, fsyncs) its outputs and reports
-// their sizes and counters; the salt sequencer reports its state. The owner whose report
-// completes a cut writes the checkpoint. Owners report cuts in sequence order, so checkpoints
-// reach the disk in order, each one after every byte it covers.
+// The checkpointer: assembles consistent cuts while a run goes on, and writes them from a thread
+// of its own. The reader marks a chunk as the end of a checkpoint interval and says where the
+// inputs stand after it; every owner, once it has applied that chunk, hands its outputs' bytes to
+// the kernel and reports their sizes and counters; the salt sequencer reports its state. A
+// complete cut goes to the writer thread, which (with --commit sync) makes the filesystem
+// durable with one syncfs, then writes the checkpoint: the owners never wait for the disk, and
+// a checkpoint reaches it only after every byte it covers. Cuts complete in sequence order; when
+// the disk lags, the writer skips to the newest.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,13 +43,22 @@ struct ReaderCut {
 class Checkpointer {
  public:
   /// `base` gives the options and flags every checkpoint of this run carries; `owners` reports
-  /// complete a cut; `with_salt`: the sequencer reports too.
-  Checkpointer(std::string dir, Checkpoint base, unsigned owners, bool with_salt);
+  /// complete a cut; `with_salt`: the sequencer reports too. `sync_paths`: what to make durable
+  /// before each checkpoint (--commit sync): the output directory's filesystem, and each file
+  /// given (a dead-letter file elsewhere). `on_failure` stops the run when a write fails.
+  Checkpointer(std::string dir, Checkpoint base, unsigned owners, bool with_salt,
+               std::vector<std::string> sync_paths, std::function<void(Status)> on_failure);
+  ~Checkpointer();
+
+  /// Starts the writer thread.
+  void start();
+  /// Writes what is queued, stops the thread; the first failure, if any.
+  Status finish();
 
   void expect(uint64_t sequence, ReaderCut cut);
   void salt_state(uint64_t sequence, SaltState state);
-  /// Adds an owner's report; the one that completes the cut writes the checkpoint.
-  Status report(uint64_t sequence, OwnerCut cut);
+  /// Adds an owner's report; the one that completes the cut queues it for the writer.
+  void report(uint64_t sequence, OwnerCut cut);
 
   /// A checkpoint from complete parts, outside the run (its start and its end).
   Checkpoint assemble(ReaderCut reader, std::vector<OwnerCut> owners,
@@ -60,13 +74,23 @@ class Checkpointer {
     std::vector<OwnerCut> owners;
   };
   bool complete(const Pending& pending) const;
+  void write_queued();
+  Status sync_outputs() const;
 
   const std::string dir_;
   const Checkpoint base_;
   const unsigned owners_;
   const bool with_salt_;
+  const std::vector<std::string> sync_paths_;
+  const std::function<void(Status)> on_failure_;
   std::mutex mutex_;
-  std::map<uint64_t, Pending> pending_;  // guarded by mutex_
+  std::condition_variable queued_changed_;
+  // Guarded by mutex_:
+  std::map<uint64_t, Pending> pending_;
+  std::optional<Checkpoint> queued_;  // the newest complete cut not yet written
+  bool stopping_ = false;
+  Status failure_;
+  std::thread writer_;
   std::atomic<uint64_t> written_{0};
 };
 

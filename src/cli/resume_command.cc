@@ -49,7 +49,7 @@ Status run_resume(const ResumeOptions& o) {
   if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
   // Read again under the lock: a run that held it may have moved the checkpoint on.
   RunLock lock;
-  if (Status status = lock.acquire(dir); !status) return status;
+  if (Status status = lock.acquire(dir, checkpoint.exec); !status) return status;
   if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
   if (checkpoint.complete) {
     if (!o.quiet) {

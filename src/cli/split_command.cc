@@ -111,6 +111,12 @@ Status run_split(const SplitOptions& given) {
   options.threads = config.threads;  // recorded as resolved
 
   const std::string& dir = config.output_dir;
+  RunLock lock;
+  if (config.checkpoints) {
+    // The lock first: what DIR holds is only looked at while no other run can change it.
+    if (Status status = create_output_directory(dir); !status) return status;
+    if (Status status = lock.acquire(dir, config.exec()); !status) return status;
+  }
   Checkpoint previous;
   const bool continuing = config.incremental && !config.force && has_checkpoint(dir);
   if (config.checkpoints && !continuing && !config.force && has_checkpoint(dir)) {
@@ -119,12 +125,8 @@ Status run_split(const SplitOptions& given) {
                          dir, kExitUsage);
   }
   if (Status status = prepare_outputs(config, continuing); !status) return status;
-  RunLock lock;
-  if (config.checkpoints) {
-    if (Status status = lock.acquire(dir); !status) return status;
-    if (config.force) {
-      if (Status status = remove_checkpoint(dir); !status) return status;
-    }
+  if (config.checkpoints && config.force) {
+    if (Status status = remove_checkpoint(dir); !status) return status;
   }
 
   RunStart start;

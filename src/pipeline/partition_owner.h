@@ -32,8 +32,8 @@ class PartitionOwner {
   Status open(ExecCollector* collector);
   /// Writes this owner's share of `chunk`. Under --on-bad fail, returns the bad line's error.
   Status apply(const Chunk& chunk);
-  /// Flushes every buffer (fsyncing with --commit sync) and reports this owner's part of a
-  /// checkpoint after the chunks applied so far.
+  /// Hands every buffer to the kernel and reports this owner's part of a checkpoint after the
+  /// chunks applied so far (the checkpointer makes them durable).
   Status checkpoint(OwnerCut& cut);
   /// Flushes every buffer (fsyncing with --commit sync) and closes every sink.
   Status finish();

@@ -99,7 +99,7 @@ class Scheduler {
         if (status && chunk->checkpoint_after && checkpointer_) {
           OwnerCut cut;
           status = owner.checkpoint(cut);
-          if (status) status = checkpointer_->report(chunk->sequence, std::move(cut));
+          if (status) checkpointer_->report(chunk->sequence, std::move(cut));
         }
         const double took = seconds_since(started);
         lock.lock();
@@ -219,16 +219,25 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     if (resume) sequencer->restore(resume->salt);
   }
   std::unique_ptr<Checkpointer> checkpointer;
+  Scheduler* stop_on_failure = nullptr;  // set below, before the checkpointer's thread starts
   if (config.checkpoints && start) {
     Checkpoint base;
     base.options = start->options;
     base.incremental = config.incremental;
     base.exec = config.exec();
     base.stats = RunStats(config.partitions);
-    checkpointer = std::make_unique<Checkpointer>(config.output_dir, std::move(base), workers,
-                                                  sequencer != nullptr);
+    std::vector<std::string> sync_paths;
+    if (config.commit_sync && !config.exec()) {
+      sync_paths.push_back(config.output_dir);
+      const std::string& dead = config.dead_letter_path;
+      if (!dead.empty() && !dead.starts_with(config.output_dir + "/")) sync_paths.push_back(dead);
+    }
+    checkpointer = std::make_unique<Checkpointer>(
+        config.output_dir, std::move(base), workers, sequencer != nullptr, std::move(sync_paths),
+        [&stop_on_failure](Status status) { stop_on_failure->abort(std::move(status)); });
   }
   Scheduler scheduler(workers, sequencer.get(), checkpointer.get());
+  stop_on_failure = &scheduler;
   std::vector<uint64_t> input_lines;
   if (start) {
     for (const InputStart& input : start->inputs) input_lines.push_back(input.position.lines);
@@ -298,7 +307,9 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
         reader_cut(), std::move(cuts),
         sequencer ? std::optional<SaltState>(sequencer->snapshot()) : std::nullopt));
     if (!result.status) scheduler.abort(result.status);
+    checkpointer->start();
   }
+  if (checkpointer && resume) checkpointer->start();
 
   Status read_status;
   double read_seconds = 0;
@@ -340,6 +351,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   scheduler.end_of_input();
   for (std::thread& thread : threads) thread.join();
   if (collector) (void)collector->join();  // its failures reached the scheduler
+  if (checkpointer) (void)checkpointer->finish();  // likewise
   if (progress_line) progress_line->stop();  // cleared before the summary
 
   // The earliest failure wins: a write error or bad line stops the run before later input

@@ -50,6 +50,26 @@ Status check_open_file_limit(const RunConfig& config) {
 
 }  // namespace
 
+Status create_output_directory(const std::string& dir) {
+  std::error_code error;
+  if (fs::exists(dir, error)) {
+    if (!fs::is_directory(dir, error)) return Status::error("not a directory", dir, kExitUsage);
+    return {};
+  }
+  if (!fs::create_directories(dir, error)) {
+    return Status::error("cannot create the output directory: " + error.message(), dir);
+  }
+  return {};
+}
+
+// Empty, but for keyshard's own state directory (.keyshard, holding only the lock).
+static bool is_empty_directory(const std::string& dir, std::error_code& error) {
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    if (entry.path().filename() != ".keyshard") return false;
+  }
+  return true;
+}
+
 Status prepare_outputs(const RunConfig& config, bool continuing) {
   if (Status status = check_open_file_limit(config); !status) return status;
   if (config.to_stdout) return {};
@@ -57,7 +77,7 @@ Status prepare_outputs(const RunConfig& config, bool continuing) {
   std::error_code error;
   if (fs::exists(dir, error)) {
     if (!fs::is_directory(dir, error)) return Status::error("not a directory", dir, kExitUsage);
-    if (!fs::is_empty(dir, error) && !config.force && !continuing) {
+    if (!is_empty_directory(dir, error) && !config.force && !continuing) {
       return Status::error(
           "the output directory is not empty; use --force to write into it anyway (files "
           "keyshard writes are replaced, others are left alone)",

@@ -14,6 +14,9 @@ namespace keyshard {
 /// partition (raising the soft limit if it must).
 Status prepare_outputs(const RunConfig& config, bool continuing = false);
 
+/// Creates the output directory (and its parents) if it does not exist.
+Status create_output_directory(const std::string& dir);
+
 /// Writes `content` to `path` through a temporary file and a rename, so readers never see half.
 Status write_file_atomically(const std::string& path, std::string_view content);
 
