@@ -10,26 +10,32 @@
 
 namespace keyshard {
 
-void ContentHash::update(std::string_view bytes) {
-  size_ += bytes.size();
-  if (!pending_.empty()) {
-    const size_t take = std::min(bytes.size(), kBlock - pending_.size());
-    pending_.append(bytes.substr(0, take));
-    bytes.remove_prefix(take);
-    if (pending_.size() < kBlock) return;
-    chain_ = XXH3_64bits_withSeed(pending_.data(), kBlock, chain_);
-    pending_.clear();
-  }
-  while (bytes.size() >= kBlock) {
-    chain_ = XXH3_64bits_withSeed(bytes.data(), kBlock, chain_);
-    bytes.remove_prefix(kBlock);
-  }
-  pending_.assign(bytes);
+ContentHash::ContentHash() : block_(XXH3_createState()) {
+  XXH3_64bits_reset_withSeed(block_.get(), chain_);
 }
 
-uint64_t ContentHash::digest() const {
-  return XXH3_64bits_withSeed(pending_.data(), pending_.size(), chain_);
+void ContentHash::update(std::string_view bytes) {
+  size_ += bytes.size();
+  while (!bytes.empty()) {
+    if (block_fill_ == 0 && bytes.size() >= kBlock) {  // a whole block: in one call
+      chain_ = XXH3_64bits_withSeed(bytes.data(), kBlock, chain_);
+      bytes.remove_prefix(kBlock);
+      XXH3_64bits_reset_withSeed(block_.get(), chain_);
+      continue;
+    }
+    const size_t take = std::min(bytes.size(), kBlock - block_fill_);
+    XXH3_64bits_update(block_.get(), bytes.data(), take);
+    block_fill_ += take;
+    bytes.remove_prefix(take);
+    if (block_fill_ == kBlock) {
+      chain_ = XXH3_64bits_digest(block_.get());
+      block_fill_ = 0;
+    }
+    if (block_fill_ == 0) XXH3_64bits_reset_withSeed(block_.get(), chain_);
+  }
 }
+
+uint64_t ContentHash::digest() const { return XXH3_64bits_digest(block_.get()); }
 
 Status ContentHash::restore(int fd, const std::string& name, uint64_t size, uint64_t chain,
                             uint64_t digest) {
@@ -49,7 +55,9 @@ Status ContentHash::restore(int fd, const std::string& name, uint64_t size, uint
   }
   chain_ = chain;
   size_ = size;
-  pending_ = std::move(tail);
+  block_fill_ = tail.size();
+  XXH3_64bits_reset_withSeed(block_.get(), chain_);
+  XXH3_64bits_update(block_.get(), tail.data(), tail.size());
   return {};
 }
 

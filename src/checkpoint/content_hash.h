@@ -5,7 +5,10 @@
 //   h = 0; for each whole block b: h = XXH3_64(b, seed h);  digest = XXH3_64(rest, seed h)
 #pragma once
 
+#include <xxhash.h>
+
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -16,6 +19,8 @@ namespace keyshard {
 class ContentHash {
  public:
   static constexpr size_t kBlock = 64u << 10;
+
+  ContentHash();
 
   /// Adds bytes that follow everything added so far.
   void update(std::string_view bytes);
@@ -31,9 +36,14 @@ class ContentHash {
                  uint64_t digest);
 
  private:
+  struct FreeState {
+    void operator()(XXH3_state_t* state) const { XXH3_freeState(state); }
+  };
   uint64_t chain_ = 0;
   uint64_t size_ = 0;
-  std::string pending_;  // the bytes of the incomplete last block
+  // The incomplete last block, hashed as it streams in (no copy of the bytes).
+  std::unique_ptr<XXH3_state_t, FreeState> block_;
+  size_t block_fill_ = 0;
 };
 
 /// The digest of the first `size` bytes of the file at `fd` (read from its start) (less if it is shorter; `read`
