@@ -65,10 +65,13 @@ class FieldReader {
     if (ok() && value.get(result) != simdjson::SUCCESS) fail(fmt::format("\"{}\" is not an array", what));
     return result;
   }
+  // Each getter looks at a member only once it is known to exist: a default dom::element has no
+  // document behind it, and simdjson does not check that in a release build.
   uint64_t number(dom::object object, std::string_view key) {
     if (!ok()) return 0;
+    const dom::element value = member(object, key);
     uint64_t result = 0;
-    if (member(object, key).get(result) != simdjson::SUCCESS && ok()) {
+    if (ok() && value.get(result) != simdjson::SUCCESS) {
       fail(fmt::format("\"{}\" is not a number", key));
     }
     return result;
@@ -80,16 +83,18 @@ class FieldReader {
   }
   bool boolean(dom::object object, std::string_view key) {
     if (!ok()) return false;
+    const dom::element value = member(object, key);
     bool result = false;
-    if (member(object, key).get(result) != simdjson::SUCCESS && ok()) {
+    if (ok() && value.get(result) != simdjson::SUCCESS) {
       fail(fmt::format("\"{}\" is not true or false", key));
     }
     return result;
   }
   std::string_view text(dom::object object, std::string_view key) {
     if (!ok()) return {};
+    const dom::element value = member(object, key);
     std::string_view result;
-    if (member(object, key).get(result) != simdjson::SUCCESS && ok()) {
+    if (ok() && value.get(result) != simdjson::SUCCESS) {
       fail(fmt::format("\"{}\" is not a string", key));
     }
     return result;
@@ -118,7 +123,9 @@ class FieldReader {
   std::vector<uint64_t> numbers(dom::object object, std::string_view key) {
     std::vector<uint64_t> result;
     if (!ok()) return result;
-    for (dom::element value : array(member(object, key), key)) {
+    const dom::array items = array(member(object, key), key);
+    if (!ok()) return result;
+    for (dom::element value : items) {
       result.push_back(number(value, key));
       if (!ok()) break;
     }
@@ -236,15 +243,16 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
   const dom::object top = r.object(root, "checkpoint");
   if (!r.ok()) return r.status();
   if (r.text(top, "format") != kFormat) r.fail("not a keyshard checkpoint");
-  c.version = static_cast<uint32_t>(r.number(top, "version"));
-  if (r.ok() && c.version != kCheckpointVersion) {
+  const uint64_t version = r.number(top, "version");
+  if (r.ok() && version != kCheckpointVersion) {
     return Status::error(fmt::format("checkpoint format version {} is not the version {} this "
                                      "keyshard ({}) reads; finish it with the keyshard that "
                                      "wrote it ({}), or start over with --force",
-                                     c.version, kCheckpointVersion, KEYSHARD_VERSION,
+                                     version, kCheckpointVersion, KEYSHARD_VERSION,
                                      r.text(top, "keyshard_version")),
                          name);
   }
+  c.version = kCheckpointVersion;
   c.complete = r.boolean(top, "complete");
   c.incremental = r.boolean(top, "incremental");
   c.exec = r.boolean(top, "exec");
@@ -252,9 +260,10 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
     const dom::object options = r.object(r.member(top, "options"), "options");
     if (r.ok()) c.options = simdjson::minify(options);
   }
-  c.current = static_cast<uint32_t>(r.number(top, "current"));
+  const uint64_t current = r.number(top, "current");
+  const dom::array inputs = r.ok() ? r.array(r.member(top, "inputs"), "inputs") : dom::array();
   if (r.ok()) {
-    for (dom::element value : r.array(r.member(top, "inputs"), "inputs")) {
+    for (dom::element value : inputs) {
       const dom::object in = r.object(value, "inputs");
       if (!r.ok()) break;
       InputPosition p;
@@ -270,7 +279,8 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
       c.inputs.push_back(std::move(p));
     }
   }
-  if (r.ok() && c.current > c.inputs.size()) r.fail("\"current\" is past the inputs");
+  if (r.ok() && current > c.inputs.size()) r.fail("\"current\" is past the inputs");
+  c.current = static_cast<uint32_t>(r.ok() ? current : 0);
 
   RunStats& s = c.stats;
   const dom::object counters = r.object(r.member(top, "counters"), "counters");
@@ -291,8 +301,9 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
                  s.partition_events.size() != s.partition_bytes.size())) {
     r.fail("the partition counters do not match");
   }
+  const dom::array outputs = r.ok() ? r.array(r.member(top, "outputs"), "outputs") : dom::array();
   if (r.ok()) {
-    for (dom::element value : r.array(r.member(top, "outputs"), "outputs")) {
+    for (dom::element value : outputs) {
       c.outputs.push_back(r.output(value));
       if (!r.ok()) break;
     }
@@ -308,24 +319,29 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
   if (r.ok()) {
     c.salt.dealt = r.numbers(salt, "dealt");
     c.salt.shares_total = r.number(salt, "shares_total");
-    for (dom::element value : r.array(r.member(salt, "decisions"), "decisions")) {
-      const dom::object d = r.object(value, "decisions");
-      if (!r.ok()) break;
-      HotKeyDecision decision;
-      decision.key = r.bytes(d, "key");
-      decision.input = static_cast<uint32_t>(r.number(d, "input"));
-      decision.offset = r.number(d, "offset");
-      decision.sub_keys = static_cast<uint32_t>(r.number(d, "sub_keys"));
-      decision.events = r.number(d, "events");
-      c.salt.automatic_dealt.push_back(r.number(d, "dealt"));
-      if (r.ok() && (decision.sub_keys == 0 || decision.input >= c.inputs.size())) {
-        r.fail("a hot-key decision is out of range");
+    const dom::array decisions =
+        r.ok() ? r.array(r.member(salt, "decisions"), "decisions") : dom::array();
+    if (r.ok()) {
+      for (dom::element value : decisions) {
+        const dom::object d = r.object(value, "decisions");
+        if (!r.ok()) break;
+        HotKeyDecision decision;
+        decision.key = r.bytes(d, "key");
+        decision.input = static_cast<uint32_t>(r.number(d, "input"));
+        decision.offset = r.number(d, "offset");
+        decision.sub_keys = static_cast<uint32_t>(r.number(d, "sub_keys"));
+        decision.events = r.number(d, "events");
+        c.salt.automatic_dealt.push_back(r.number(d, "dealt"));
+        if (r.ok() && (decision.sub_keys == 0 || decision.input >= c.inputs.size())) {
+          r.fail("a hot-key decision is out of range");
+        }
+        c.salt.decisions.push_back(std::move(decision));
       }
-      c.salt.decisions.push_back(std::move(decision));
     }
   }
+  const dom::array shares = r.ok() ? r.array(r.member(salt, "shares"), "shares") : dom::array();
   if (r.ok()) {
-    for (dom::element value : r.array(r.member(salt, "shares"), "shares")) {
+    for (dom::element value : shares) {
       dom::array pair = r.array(value, "shares");
       if (!r.ok() || pair.size() != 2) {
         r.fail("\"shares\" holds a malformed entry");

@@ -69,8 +69,19 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     }
     InputStart fresh{InputPosition{path}, true};
     struct stat info {};
-    if (recorded == nullptr || ::stat(path.c_str(), &info) != 0) {
-      plan.push_back(fresh);  // new (or missing: the reader says so)
+    if (::stat(path.c_str(), &info) != 0) {
+      // Between a rotation's rename and the new file, say. Its position is kept for the next
+      // run, which finds it again.
+      warn(path + ": not found; skipped this time");
+      if (recorded != nullptr) {
+        InputStart kept{*recorded, true};
+        kept.finished = true;
+        plan.push_back(std::move(kept));
+      }
+      continue;
+    }
+    if (recorded == nullptr) {
+      plan.push_back(fresh);
       continue;
     }
     const bool same_file = static_cast<uint64_t>(info.st_dev) == recorded->device &&

@@ -156,6 +156,27 @@ Status restore_options(std::string_view json, const std::string& where, SplitOpt
   return {};
 }
 
+Status check_checkpoint_fits(const Checkpoint& checkpoint, const RunConfig& config,
+                             const std::string& where) {
+  const SaltState& salt = checkpoint.salt;
+  const char* problem = nullptr;
+  if (checkpoint.stats.partition_events.size() != config.partitions) {
+    problem = "its partition counters do not match -n";
+  } else if (checkpoint.exec != config.exec()) {
+    problem = "its --exec does not match its options";
+  } else if (!checkpoint.exec && checkpoint.outputs.size() != config.partitions) {
+    problem = "its outputs do not match -n";
+  } else if (config.sequenced_salting() ? salt.dealt.size() != config.salts.size()
+                                        : !salt.dealt.empty()) {
+    problem = "its salting state does not match --salt";
+  } else if (!salt.decisions.empty() && !config.hot_keys_share) {
+    problem = "it has hot-key decisions without --hot-keys";
+  }
+  if (problem == nullptr) return {};
+  return Status::error(std::string("damaged checkpoint (") + problem + "); start over with --force",
+                       where);
+}
+
 std::string first_difference(const SplitOptions& a, const SplitOptions& b) {
   for (const Recorded& r : recorded()) {
     if (!r.shapes_outputs) continue;

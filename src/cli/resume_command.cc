@@ -76,11 +76,8 @@ Status run_resume(const ResumeOptions& o) {
     return Status::error("the recorded options are refused: " + status.reason(),
                          checkpoint_path(dir));
   }
-  if (checkpoint.stats.partition_events.size() != config.partitions ||
-      checkpoint.inputs.empty()) {
-    return Status::error("damaged checkpoint (it does not match its options); start over with "
-                         "`keyshard split --force`",
-                         checkpoint_path(dir));
+  if (Status status = check_checkpoint_fits(checkpoint, config, checkpoint_path(dir)); !status) {
+    return status;
   }
 
   RunStart start;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "checkpoint/checkpoint_store.h"
 #include "checkpoint/incremental_plan.h"
@@ -106,6 +107,10 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
 
 Status run_split(const SplitOptions& given) {
   SplitOptions options = given;
+  if (!options.dead_letter.empty() && options.dead_letter != "-") {
+    // Recorded as an absolute path: a resume may run from another directory.
+    options.dead_letter = std::filesystem::absolute(options.dead_letter).lexically_normal();
+  }
   RunConfig config;
   if (Status status = make_run_config(options, config); !status) return status;
   options.threads = config.threads;  // recorded as resolved
@@ -149,6 +154,9 @@ Status run_split(const SplitOptions& given) {
       return Status::error("this --incremental run is set up differently from the last one (" +
                                difference + "); use the same options, or start over with --force",
                            dir, kExitUsage);
+    }
+    if (Status status = check_checkpoint_fits(previous, config, checkpoint_path(dir)); !status) {
+      return status;
     }
     start.inputs = plan_incremental(previous, config.inputs, warn);
     start.resume = &previous;

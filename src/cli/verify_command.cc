@@ -128,7 +128,10 @@ Status run_verify(const VerifyOptions& o) {
     bytes += recorded.size;
   };
   for (const OutputState& output : checkpoint.outputs) check(dir + "/" + output.file, output);
-  if (checkpoint.dead_letter) check(checkpoint.dead_letter->file, *checkpoint.dead_letter);
+  if (checkpoint.dead_letter) {
+    const std::string& file = checkpoint.dead_letter->file;
+    check(file.starts_with('/') ? file : dir + "/" + file, *checkpoint.dead_letter);
+  }
   std::fflush(stdout);
   if (bad > 0) {
     return Status::error(fmt::format("{} of {} files differ from the checkpoint", bad, files),

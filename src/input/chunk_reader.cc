@@ -31,8 +31,8 @@ std::vector<InputPosition> ChunkReader::positions(uint32_t& current) const {
   std::vector<InputPosition> result = positions_;
   current = 0;
   while (current < starts_.size() && starts_[current].finished) ++current;
-  if (opened_) {
-    current = input_index_;
+  if (opened_) current = input_index_;
+  if (positioned_) {  // an input cut short while skipping keeps its recorded position
     InputPosition& now = result[input_index_];
     now.head_hash = window_.head_hash();
     now.tail_hash = window_.tail_hash();
@@ -84,6 +84,7 @@ Status ChunkReader::position_input(InputStart& start) {
   if (Status status = open_input(recorded.path, source_); !status) return status;
   recorded.offset = 0;
   recorded.lines = 0;
+  restarted_ = true;
   window_.reset();
   return {};
 }
@@ -98,7 +99,7 @@ void ChunkReader::ensure_capacity(Chunk& chunk, size_t capacity) {
 }
 
 Status ChunkReader::open_next_input() {
-  if (opened_) {  // the input just finished keeps its fingerprints
+  if (positioned_) {  // the input just finished keeps its fingerprints
     positions_[input_index_].head_hash = window_.head_hash();
     positions_[input_index_].tail_hash = window_.tail_hash();
   }
@@ -107,8 +108,10 @@ Status ChunkReader::open_next_input() {
   if (!status) return status;
   input_index_ = static_cast<uint32_t>(next_path_ - 1);
   opened_ = true;
+  positioned_ = false;
   names_.push_back(source_->name());
   if (status = position_input(start); !status) return status;
+  positioned_ = true;
   InputPosition& position = positions_[input_index_];
   position = start.position;
   position.device = source_->device;
@@ -193,7 +196,9 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       source_.reset();
     } else if (source_done_) {
       source_.reset();
-      if (hold_unterminated_ && chunk.size > 0 && chunk.data[chunk.size - 1] != '\n') {
+      // (Only files that may still grow: not a rotated file being finished.)
+      if (hold_unterminated_ && starts_[input_index_].restart_if_changed && chunk.size > 0 &&
+          chunk.data[chunk.size - 1] != '\n') {
         // --incremental: the last line may still be being written; the next run reads it.
         chunk.size = last_newline ? static_cast<size_t>(last_newline - chunk.data.get()) + 1 : 0;
       }
@@ -209,6 +214,8 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
     chunk.sequence = sequence_++;
     chunk.input = input_index_;
     chunk.input_offset = input_offset_;
+    chunk.input_restarted = restarted_;
+    restarted_ = false;
     input_offset_ += chunk.size;
     bytes_delivered_ += chunk.size;
     window_.add({chunk.data.get(), chunk.size});

@@ -55,7 +55,9 @@ class ChunkReader {
   std::vector<InputPosition> positions_;
   FingerprintWindow window_;  // of the input in progress
   bool hold_unterminated_ = false;
-  bool opened_ = false;  // an input has been opened
+  bool opened_ = false;      // an input has been opened
+  bool positioned_ = false;  // ... and stands at its starting position (fingerprints checked)
+  bool restarted_ = false;   // ... read again from 0: its first chunk says so
   std::function<void(const std::string&)> warn_;
   uint64_t bytes_delivered_ = 0;
   size_t next_path_ = 0;

@@ -91,7 +91,7 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
   pid_t pid = 0;
   ChildStreams streams;
   if (Status status = spawn_shell(config_.exec_command, env, file.valid() ? file.get() : -1, pid,
-                                  streams);
+                                  streams, config_.checkpoints);
       !status) {
     return Status::error(status.reason(), label);
   }
@@ -266,6 +266,7 @@ void PartitionOwner::count_only(const Chunk& chunk) {
 
 Status PartitionOwner::apply(const Chunk& chunk) {
   if (chunk.input >= input_lines_.size()) input_lines_.resize(chunk.input + 1);
+  if (chunk.input_restarted) input_lines_[chunk.input] = 0;
   lines_before_ = input_lines_[chunk.input];
   if (config_.dry_run) {
     count_only(chunk);
@@ -348,7 +349,11 @@ OwnerCut PartitionOwner::final_cut() const {
   if (writes_dead_letters()) {
     if (dead_letters_.sink && config_.checkpoints && !config_.dead_letter_path.empty()) {
       OutputState state = dead_letters_.sink->state();
-      state.file = config_.dead_letter_path;
+      // Inside DIR: its name there (DIR may move); else the absolute path it was given as.
+      const std::string inside = config_.output_dir + "/";
+      state.file = config_.dead_letter_path.starts_with(inside)
+                       ? config_.dead_letter_path.substr(inside.size())
+                       : config_.dead_letter_path;
       state.lines = stats_.dead_lettered;
       cut.dead_letter = std::move(state);
     }

@@ -27,7 +27,7 @@ Status make_pipe(FileDescriptor& reader, FileDescriptor& writer) {
 
 Status spawn_shell(const std::string& command,
                    const std::vector<std::pair<std::string, std::string>>& extra_env,
-                   int stdout_fd, pid_t& pid, ChildStreams& streams) {
+                   int stdout_fd, pid_t& pid, ChildStreams& streams, bool own_group) {
   FileDescriptor child_stdin, child_stdout, child_stderr;
   if (Status status = make_pipe(child_stdin, streams.stdin_writer); !status) return status;
   if (stdout_fd < 0) {
@@ -59,12 +59,19 @@ Status spawn_shell(const std::string& command,
   posix_spawn_file_actions_adddup2(&actions, child_stderr.get(), STDERR_FILENO);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
-  // The child gets the default SIGPIPE disposition back: keyshard ignores it for itself.
+  // The child gets the default SIGPIPE and SIGXFSZ dispositions back: keyshard ignores them
+  // for itself.
   sigset_t defaults;
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGXFSZ);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  short flags = POSIX_SPAWN_SETSIGDEF;
+  if (own_group) {
+    posix_spawnattr_setpgroup(&attributes, 0);
+    flags |= POSIX_SPAWN_SETPGROUP;
+  }
+  posix_spawnattr_setflags(&attributes, flags);
 
   std::string shell = "/bin/sh", dash_c = "-c", text = command;
   char* argv[] = {shell.data(), dash_c.data(), text.data(), nullptr};

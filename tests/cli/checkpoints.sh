@@ -206,3 +206,37 @@ else
   done
   pass "a file-size limit fails naming the file; resume completes exactly"
 fi
+
+# A --dead-letter given as a relative path is recorded absolute: verify and resume work from
+# any directory.
+mkdir -p elsewhere
+ks split -k user_id -n 8 -q --dead-letter bad-lines.ndjson -o with-dl events.ndjson
+(cd elsewhere && ks verify -q ../with-dl) || fail "verify from another directory"
+grep -q "\"file_base64\\|\"file\":\"$WORK/bad-lines.ndjson\"" with-dl/.keyshard/checkpoint.json ||
+  fail "the dead-letter file is not recorded by its absolute path"
+pass "a relative --dead-letter is recorded absolute"
+
+# ^C during an --exec run: the children (in a process group of their own) see the end of their
+# input, the run checkpoints and exits 130, and resume finishes it.
+rm -rf exec-int
+"$KEYSHARD" split -k user_id -n 4 -q --exec cat --chunk-size 64KiB --checkpoint-every 256KiB \
+  -o exec-int events.ndjson 2> exec-int.err &
+pid=$!
+for _ in $(seq 1 500); do [ -f exec-int/.keyshard/checkpoint.json ] && break; sleep 0.01; done
+kill -INT "$pid" 2>/dev/null || true
+set +e
+wait "$pid"
+status=$?
+set -e
+if [ "$status" -ne 0 ]; then
+  expect_eq "$status" 130 "exit status of an --exec run after ^C"
+  expect_contains "$(cat exec-int.err)" "interrupted; resume with" "the --exec ^C message"
+  ks resume -q exec-int
+fi
+ks split -k user_id -n 4 -q --exec cat -o exec-int-ref events.ndjson
+for f in exec-int-ref/part-*.ndjson; do
+  sort -u "$f" > want.sorted
+  sort -u "exec-int/$(basename "$f")" > got.sorted
+  expect_same_file got.sorted want.sorted "--exec after ^C and resume"
+done
+pass "^C during an --exec run: exit 130 with a checkpoint; resume completes"

@@ -6,6 +6,10 @@
 
 #include <doctest/doctest.h>
 
+#include <xxhash.h>
+
+#include <cstdio>
+#include <regex>
 #include <string>
 
 namespace keyshard {
@@ -124,6 +128,61 @@ TEST_CASE("a checkpoint of another format version is refused, naming both versio
   REQUIRE_FALSE(status.ok());
   CHECK(status.reason().find("version 2") != std::string::npos);
   CHECK(status.reason().find("version 1") != std::string::npos);
+}
+
+// Recomputes the checksum of an edited checkpoint, as someone editing it by hand could.
+std::string reseal(std::string text) {
+  const std::string member = "  \"checksum\": \"";
+  text.resize(text.rfind(member));
+  char digits[17];
+  std::snprintf(digits, sizeof digits, "%016llx",
+                static_cast<unsigned long long>(XXH3_64bits(text.data(), text.size())));
+  return text + member + digits + "\"\n}\n";
+}
+
+TEST_CASE("an edited checkpoint with a valid checksum but a missing or ill-typed field is refused") {
+  const std::string text = encode_checkpoint(sample());
+  Checkpoint decoded;
+  REQUIRE(decode_checkpoint(reseal(text), "cp", decoded).ok());  // resealing alone is harmless
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      {R"("inputs": \[[^]*?\n  \],)", R"("inputs": {},)"},
+      {R"("inputs": \[[^]*?\n  \],)", R"("inputs": 7,)"},
+      {R"("inputs": \[[^]*?\n  \],\n)", ""},
+      {R"("partition_events": \[[0-9,]*\])", R"("partition_events": {})"},
+      {R"("partition_events": \[[0-9,]*\],\n)", ""},
+      {R"("dealt":\[7,0\],)", ""},
+      {R"("dealt":\[7,0\])", R"("dealt":"x")"},
+      {R"("decisions":\[)", R"("decisions":7,"x":[)"},
+      {R"("decisions":\[.*?\],"shares_total")", R"("shares_total")"},
+      {R"("shares":\[.*?\]\]\})", R"("shares":"x"})"},
+      {R"("shares":\[.*?\]\]\})", R"("shares":[7]})"},
+      {R"("counters": \{[^}]*\})", R"("counters": [])"},
+      {R"("counters": \{[^}]*\},\n)", ""},
+      {R"("bad_by_reason":\[[0-9,]*\])", R"("bad_by_reason":[1])"},
+      {R"("version": 1)", R"("version": "1")"},
+      {R"("version": 1)", R"("version": 4294967297)"},
+      {R"(  "format": "keyshard-checkpoint",\n)", ""},
+      {R"("options": \{.*?\},\n)", "\"options\": 3,\n"},
+      {R"(\{"file":"p-1"[^}]*\})", "7"},
+      {R"(\{"file":"p-1",)", "{"},
+      {R"("current": 1)", R"("current": 4294967296)"},
+      {R"("current": 1)", R"("current": -1)"},
+      {R"("dead_letter": \{[^}]*\})", R"("dead_letter": [])"},
+      {R"("salt": \{)", R"("salt": 1, "x": {)"},
+      {R"("head_hash":"[0-9a-f]*")", R"("head_hash":"12")"},
+      {R"("path":"logs/a.ndjson")", R"("path":1)"},
+      {R"("path_base64":"[^"]*")", R"("path_base64":"%%%")"},
+  };
+  for (const auto& [pattern, replacement] : edits) {
+    CAPTURE(pattern);
+    CAPTURE(replacement);
+    const std::string edited = std::regex_replace(text, std::regex(pattern), replacement,
+                                                  std::regex_constants::format_first_only);
+    REQUIRE(edited != text);  // the edit applied
+    const Status status = decode_checkpoint(reseal(edited), "cp", decoded);
+    CHECK_FALSE(status.ok());
+    CHECK(status.where() == "cp");
+  }
 }
 
 TEST_CASE("a well-formed file that is not a checkpoint is refused") {
