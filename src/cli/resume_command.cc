@@ -10,6 +10,7 @@
 #include "cli/recorded_options.h"
 #include "cli/run_report.h"
 #include "cli/split_config.h"
+#include "sinks/output_directory.h"
 #include "util/interrupt.h"
 
 namespace keyshard {
@@ -43,8 +44,7 @@ CLI::App* add_resume_command(CLI::App& app, ResumeOptions& o) {
 }
 
 Status run_resume(const ResumeOptions& o) {
-  std::string dir = o.dir;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::string dir = without_trailing_slashes(o.dir);
   Checkpoint checkpoint;
   if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
   // Read again under the lock: a run that held it may have moved the checkpoint on.

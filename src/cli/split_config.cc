@@ -8,6 +8,8 @@
 #include <charconv>
 #include <thread>
 
+#include "sinks/output_directory.h"
+
 namespace keyshard {
 namespace {
 
@@ -303,10 +305,7 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
   if (Status status = make_input_config(options, config); !status) return status;
   if (options.output.empty()) return usage("no output: give -o DIR, or -o - for stdout");
   config.to_stdout = options.output == "-";
-  config.output_dir = config.to_stdout ? std::string() : options.output;
-  while (config.output_dir.size() > 1 && config.output_dir.back() == '/') {
-    config.output_dir.pop_back();
-  }
+  config.output_dir = config.to_stdout ? std::string() : without_trailing_slashes(options.output);
   config.force = options.force;
   if (Status status = parse_compress(options.compress, config); !status) return status;
   config.name_template = options.name;

@@ -12,6 +12,7 @@
 #include "checkpoint/checkpoint_store.h"
 #include "checkpoint/content_hash.h"
 #include "cli/app.h"
+#include "sinks/output_directory.h"
 #include "util/files.h"
 
 namespace keyshard {
@@ -106,8 +107,7 @@ CLI::App* add_verify_command(CLI::App& app, VerifyOptions& o) {
 }
 
 Status run_verify(const VerifyOptions& o) {
-  std::string dir = o.dir;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::string dir = without_trailing_slashes(o.dir);
   Checkpoint checkpoint;
   if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
   if (checkpoint.exec) {

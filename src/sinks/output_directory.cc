@@ -50,6 +50,11 @@ Status check_open_file_limit(const RunConfig& config) {
 
 }  // namespace
 
+std::string without_trailing_slashes(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
 Status create_output_directory(const std::string& dir) {
   std::error_code error;
   if (fs::exists(dir, error)) {

@@ -14,6 +14,10 @@ namespace keyshard {
 /// partition (raising the soft limit if it must).
 Status prepare_outputs(const RunConfig& config, bool continuing = false);
 
+/// DIR as the user gave it, without trailing slashes ("out/" and "out" name one directory in
+/// messages, checkpoints and paths built from it; "/" stays).
+std::string without_trailing_slashes(std::string dir);
+
 /// Creates the output directory (and its parents) if it does not exist.
 Status create_output_directory(const std::string& dir);
 
