@@ -32,6 +32,7 @@ void add_input_options(CLI::App& app, SplitOptions& options);
 void add_key_options(CLI::App& app, SplitOptions& options);
 void add_salt_options(CLI::App& app, SplitOptions& options);
 void add_progress_options(CLI::App& app, SplitOptions& options);
+void add_progress_options(CLI::App& app, bool& show, bool& hide);
 void add_partitioning_options(CLI::App& app, SplitOptions& options, bool with_partitions = true);
 
 // Each subcommand's declaration lives beside its implementation.

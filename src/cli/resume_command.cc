@@ -32,12 +32,7 @@ CLI::App* add_resume_command(CLI::App& app, ResumeOptions& o) {
       ->check(CLI::Range(1u, 256u).description(""));
   resume->add_flag("-q,--quiet", o.quiet, "No summary (nor progress) on stderr")
       ->group("Reporting");
-  auto* progress = resume->add_flag("--progress", o.progress,
-                                    "Show the progress line even when stderr is\nnot a terminal")
-                       ->group("Reporting");
-  resume->add_flag("--no-progress", o.no_progress, "Never show the progress line")
-      ->group("Reporting")
-      ->excludes(progress);
+  add_progress_options(*resume, o.progress, o.no_progress);
   resume->add_flag("-v,--verbose", o.verbose, "Add per-stage timings to the summary")
       ->group("Reporting");
   return resume;

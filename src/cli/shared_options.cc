@@ -83,14 +83,18 @@ void add_partitioning_options(CLI::App& app, SplitOptions& o, bool with_partitio
       ->check(CLI::Range(1u, 256u).description(""));
 }
 
-void add_progress_options(CLI::App& app, SplitOptions& o) {
+void add_progress_options(CLI::App& app, bool& show, bool& hide) {
   auto* progress =
-      app.add_flag("--progress", o.progress, "Show the progress line even when stderr is\n"
-                                             "not a terminal")
+      app.add_flag("--progress", show, "Show the progress line even when stderr is\n"
+                                       "not a terminal")
           ->group("Reporting");
-  app.add_flag("--no-progress", o.no_progress, "Never show the progress line")
+  app.add_flag("--no-progress", hide, "Never show the progress line")
       ->group("Reporting")
       ->excludes(progress);
+}
+
+void add_progress_options(CLI::App& app, SplitOptions& o) {
+  add_progress_options(app, o.progress, o.no_progress);
 }
 
 }  // namespace keyshard

@@ -136,9 +136,6 @@ Status run_split(const SplitOptions& given) {
 
   RunStart start;
   start.options = record_options(options);
-  auto warn = [](const std::string& message) {  // even with -q: cron mails it
-    std::fprintf(stderr, "keyshard: warning: %s\n", message.c_str());
-  };
   if (continuing) {
     if (Status status = load_checkpoint(dir, previous); !status) return status;
     SplitOptions before;
@@ -158,7 +155,7 @@ Status run_split(const SplitOptions& given) {
     if (Status status = check_checkpoint_fits(previous, config, checkpoint_path(dir)); !status) {
       return status;
     }
-    start.inputs = plan_incremental(previous, config.inputs, warn);
+    start.inputs = plan_incremental(previous, config.inputs, print_warning);
     start.resume = &previous;
   } else {
     for (const std::string& path : config.inputs) {

@@ -6,7 +6,6 @@
 #include "pipeline/pipeline.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -287,11 +286,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     });
   }
 
-  auto warn = [](const std::string& message) {  // even with -q: cron mails it
-    std::fprintf(stderr, "keyshard: warning: %s\n", message.c_str());
-  };
   ChunkReader reader = start ? ChunkReader(start->inputs, config.chunk_size, config.max_line_size,
-                                           config.incremental, warn)
+                                           config.incremental, print_warning)
                              : ChunkReader(config.inputs, config.chunk_size, config.max_line_size);
   auto reader_cut = [&] {
     ReaderCut cut;
@@ -299,13 +295,17 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     cut.bytes_read = bytes_before + reader.bytes_delivered();
     return cut;
   };
-  if (checkpointer && !resume) {
-    // A fresh run records its empty start, so that `resume` works from its first byte.
+  // A cut of the whole run as it stands (no chunk in flight): at its start and at its end.
+  auto whole_cut = [&] {
     std::vector<OwnerCut> cuts;
     for (const auto& owner : owners) cuts.push_back(owner->final_cut());
-    result.status = checkpointer->write(checkpointer->assemble(
+    return checkpointer->assemble(
         reader_cut(), std::move(cuts),
-        sequencer ? std::optional<SaltState>(sequencer->snapshot()) : std::nullopt));
+        sequencer ? std::optional<SaltState>(sequencer->snapshot()) : std::nullopt);
+  };
+  if (checkpointer && !resume) {
+    // A fresh run records its empty start, so that `resume` works from its first byte.
+    result.status = checkpointer->write(whole_cut());
     if (!result.status) scheduler.abort(result.status);
     checkpointer->start();
   }
@@ -365,11 +365,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   if (checkpointer && result.status.ok()) {
     // The last cut: everything read is written (and synced). An interrupted run resumes here;
     // a finished one is complete (and an --incremental run continues from here next time).
-    std::vector<OwnerCut> cuts;
-    for (const auto& owner : owners) cuts.push_back(owner->final_cut());
-    Checkpoint last = checkpointer->assemble(
-        reader_cut(), std::move(cuts),
-        sequencer ? std::optional<SaltState>(sequencer->snapshot()) : std::nullopt);
+    Checkpoint last = whole_cut();
     last.complete = result.interrupted == 0;
     result.last_checkpoint = std::move(last);
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -58,5 +59,11 @@ class Status {
   std::string reason_;
   std::string where_;
 };
+
+/// "keyshard: warning: <message>" on stderr, even with -q: a warning says some input was not
+/// read as asked, which a cron job's mail must show.
+inline void print_warning(const std::string& message) {
+  std::fprintf(stderr, "keyshard: warning: %s\n", message.c_str());
+}
 
 }  // namespace keyshard
