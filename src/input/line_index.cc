@@ -9,33 +9,51 @@
 namespace keyshard {
 
 void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts) {
-  starts.clear();
-  if (size == 0) {
-    starts.push_back(0);
-    return;
-  }
-  starts.push_back(0);
+  // Written through a raw pointer into room made ahead (one start per 64 bytes, growing when a
+  // block of short lines needs more), so the loop has no per-line capacity check.
+  starts.resize(size / 64 + 128);
+  uint32_t* out = starts.data();
+  size_t room = starts.size();
+  size_t count = 0;
+  out[count++] = 0;
+  auto make_room = [&] {
+    if (count + 64 <= room) return;
+    starts.resize(room * 2);
+    out = starts.data();
+    room = starts.size();
+  };
   size_t i = 0;
 #if defined(__AVX2__)
   const __m256i newline = _mm256_set1_epi8('\n');
-  for (; i + 32 <= size; i += 32) {
-    const __m256i block = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i));
-    auto mask = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(block, newline)));
-    while (mask != 0) {
-      starts.push_back(static_cast<uint32_t>(i + static_cast<size_t>(__builtin_ctz(mask)) + 1));
+  for (; i + 64 <= size; i += 64) {
+    const auto* block = reinterpret_cast<const __m256i*>(data + i);
+    const auto low = static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(block), newline)));
+    const auto high = static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(block + 1), newline)));
+    uint64_t mask = (uint64_t{high} << 32) | low;
+    if (mask == 0) continue;
+    make_room();
+    do {
+      out[count++] = static_cast<uint32_t>(i + static_cast<size_t>(__builtin_ctzll(mask)) + 1);
       mask &= mask - 1;
-    }
+    } while (mask != 0);
   }
 #endif
-  for (;;) {
+  while (i < size) {
     const void* found = std::memchr(data + i, '\n', size - i);
     if (found == nullptr) break;
     i = static_cast<size_t>(static_cast<const char*>(found) - data) + 1;
-    starts.push_back(static_cast<uint32_t>(i));
+    make_room();
+    out[count++] = static_cast<uint32_t>(i);
   }
   // The entry after the last '\n' is the start of a line only if bytes follow it; otherwise it
   // is the final entry, `size`, already in place.
-  if (starts.back() != size) starts.push_back(static_cast<uint32_t>(size));
+  if (out[count - 1] != size) {
+    make_room();
+    out[count++] = static_cast<uint32_t>(size);
+  }
+  starts.resize(count);
 }
 
 }  // namespace keyshard

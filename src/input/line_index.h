@@ -1,5 +1,5 @@
 // Finding the lines of a chunk: the offset where each line starts. This runs over every input
-// byte, so it compares 32 bytes at a time where the CPU allows rather than calling memchr once
+// byte, so it compares 64 bytes at a time where the CPU allows rather than calling memchr once
 // per line.
 #pragma once
 

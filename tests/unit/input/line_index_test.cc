@@ -39,8 +39,11 @@ TEST_CASE("index_lines agrees with a byte-by-byte scan on every size and newline
     return static_cast<uint32_t>(state >> 33);
   };
   std::vector<uint32_t> starts;
-  for (size_t size = 0; size <= 200; ++size) {
-    for (uint32_t density : {1u, 3u, 17u, 64u, 1000u}) {
+  std::vector<size_t> sizes;
+  for (size_t size = 0; size <= 200; ++size) sizes.push_back(size);
+  sizes.insert(sizes.end(), {4095, 4096, 100001});  // long runs of short lines grow the index
+  for (size_t size : sizes) {
+    for (uint32_t density : {1u, 2u, 3u, 17u, 64u, 1000u}) {
       std::string text(size, 'x');
       for (char& c : text) c = next() % density == 0 ? '\n' : static_cast<char>('a' + next() % 26);
       keyshard::index_lines(text.data(), text.size(), starts);
