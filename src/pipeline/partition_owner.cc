@@ -232,6 +232,35 @@ Status PartitionOwner::append_event(const Chunk& chunk, uint32_t line_index, uin
   return append_to(output_of(partition), text);
 }
 
+Status PartitionOwner::append_lines(const Chunk& chunk, uint32_t partition, uint32_t begin,
+                                    uint32_t end) {
+  // The lines are copied as they stand in the chunk, '\n' included, neighbours in one copy;
+  // only an input's last line can lack its '\n', and it is the chunk's last line.
+  Output& output = output_of(partition);
+  const char* data = chunk.data.get();
+  const uint32_t* starts = chunk.line_starts.data();
+  const uint32_t* order = chunk.order.data();
+  uint64_t bytes = 0;
+  for (uint32_t k = begin; k < end;) {
+    uint32_t line = order[k++];
+    const uint32_t from = starts[line];
+    while (k < end && order[k] == line + 1) line = order[k++];
+    const uint32_t to = starts[line + 1];
+    output.buffer.append(data + from, to - from);
+    bytes += to - from;
+    if (data[to - 1] != '\n') {
+      output.buffer.push_back('\n');
+      ++bytes;
+    }
+    if (output.buffer.size() >= flush_size_) {
+      if (Status status = flush(output); !status) return status;
+    }
+  }
+  stats_.partition_events[partition] += end - begin;
+  stats_.partition_bytes[partition] += bytes;
+  return {};
+}
+
 Status PartitionOwner::handle_bad_lines(const Chunk& chunk) {
   for (const BadLine& bad : chunk.bad_lines) {
     ++stats_.bad_by_reason[static_cast<int>(bad.reason)];
@@ -282,6 +311,10 @@ Status PartitionOwner::apply(const Chunk& chunk) {
   } else {
     for (uint32_t p = index_; p < config_.partitions; p += count_) {
       const uint32_t begin = chunk.group_begin[p], end = chunk.group_begin[p + 1];
+      if (!config_.annotate()) {
+        if (Status status = append_lines(chunk, p, begin, end); !status) return status;
+        continue;
+      }
       for (uint32_t k = begin; k < end; ++k) {
         if (Status status = append_event(chunk, chunk.order[k], p); !status) return status;
       }

@@ -55,6 +55,8 @@ class PartitionOwner {
                           std::vector<std::pair<std::string, std::string>> env,
                           ExecCollector& collector);
   Status append_event(const Chunk& chunk, uint32_t line, uint32_t partition);
+  /// Partition `partition`'s lines order[begin..end) of `chunk`, without --annotate.
+  Status append_lines(const Chunk& chunk, uint32_t partition, uint32_t begin, uint32_t end);
   void count_only(const Chunk& chunk);  // stats: the loads, without writing
   Status append_to(Output& output, std::string_view bytes);
   Status flush(Output& output);
