@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,13 @@ class ChunkReader {
   /// Every input's position after the last chunk handed out, fingerprints included; inputs
   /// not opened yet keep their starting position. `current` receives the input in progress.
   std::vector<InputPosition> positions(uint32_t& current) const;
+  /// After next() failed on a line longer than --max-line-size: the input it is in, and the
+  /// byte where it starts (its line number is known only to the stages after the reader).
+  struct OverlongLine {
+    uint32_t input;
+    uint64_t offset;
+  };
+  const std::optional<OverlongLine>& overlong_line() const { return overlong_line_; }
 
  private:
   Status open_next_input();
@@ -72,6 +80,7 @@ class ChunkReader {
   uint64_t sequence_ = 0;
   uint64_t bytes_read_ = 0;
   std::vector<std::string> names_;
+  std::optional<OverlongLine> overlong_line_;
 };
 
 }  // namespace keyshard

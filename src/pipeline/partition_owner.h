@@ -41,6 +41,10 @@ class PartitionOwner {
   OwnerCut final_cut() const;
 
   const RunStats& stats() const { return stats_; }
+  /// Lines of input `input` in the chunks applied so far (and before the run's start).
+  uint64_t lines_of_input(uint32_t input) const {
+    return input < input_lines_.size() ? input_lines_[input] : 0;
+  }
 
  private:
   struct Output {

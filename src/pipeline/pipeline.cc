@@ -5,6 +5,8 @@
 // reader waits. One mutex guards only the hand-offs (a few per megabyte of input), never a line.
 #include "pipeline/pipeline.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -357,7 +359,16 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   // The earliest failure wins: a write error or bad line stops the run before later input
   // matters; a read error comes after every chunk read before it was written.
   result.status = scheduler.error();
-  if (result.status.ok()) result.status = read_status;
+  if (result.status.ok() && reader.overlong_line()) {
+    // Every line before it was applied: the owners' line counts give its number.
+    const auto [input, offset] = *reader.overlong_line();
+    result.status = Status::error(
+        fmt::format("the line is longer than --max-line-size ({} bytes); it starts at byte {}",
+                    config.max_line_size, offset),
+        fmt::format("{}:{}", read_status.where(), owners[0]->lines_of_input(input) + 1));
+  } else if (result.status.ok()) {
+    result.status = read_status;
+  }
   for (unsigned w = 0; w < workers; ++w) {
     if (result.status.ok() && !finish_status[w].ok()) result.status = finish_status[w];
     result.stats.merge(owners[w]->stats());

@@ -41,8 +41,26 @@ pass "10 MiB line"
 # A line longer than --max-line-size stops the run with a clear error.
 run_status ks split -k k -n 3 --max-line-size 1MiB -o toolong -q big.ndjson
 expect_eq "$STATUS" 1 "exit status for a line over --max-line-size"
-expect_contains "$ERR" "big.ndjson" "error names the file"
-expect_contains "$ERR" "--max-line-size" "error names the limit"
+expect_contains "$ERR" "big.ndjson:1: the line is longer than --max-line-size" \
+  "error names the file and the line"
+expect_contains "$ERR" "--max-line-size (1048576 bytes); it starts at byte 0" \
+  "error names the limit and the byte"
+# Its number counts the lines of earlier chunks (good, bad and empty) of its own input only.
+python3 -c 'import sys; sys.stdout.write("".join("{\"k\":\"%d\"}\n" % i for i in range(30000)))' \
+  > first.ndjson
+python3 -c '
+import sys
+lines = ["{\"k\":\"%d\"}\n" % i if i % 100 else "not json\n" for i in range(20000)]
+lines[500] = "\r\n"
+sys.stdout.write("".join(lines) + "{\"k\":\"" + "y" * (2 << 20) + "\"}\n{\"k\":\"after\"}\n")
+' > second.ndjson
+run_status ks split -k k -n 3 --max-line-size 1MiB --chunk-size 64KiB -j 2 -o toolong2 -q \
+  first.ndjson second.ndjson
+expect_eq "$STATUS" 1 "exit status for a line over --max-line-size in a second input"
+offset=$(head -n 20000 second.ndjson | wc -c)
+expect_contains "$ERR" "second.ndjson:20001: the line is longer than --max-line-size" \
+  "line number of the long line, after several chunks"
+expect_contains "$ERR" "it starts at byte $offset" "its byte offset"
 pass "line over --max-line-size"
 
 # Binary garbage and invalid UTF-8 are dead-lettered, byte-exact (base64 when not UTF-8).
