@@ -21,6 +21,20 @@ ks split -k user_id -n 8 -q --force -o again events.ndjson
 for f in reference/part-*; do expect_same_file "again/${f#reference/}" "$f" "--force starts over"; done
 pass "a checkpointed DIR is refused without --force; resume of a finished run is a no-op"
 
+# --force with fewer partitions, then another --name: the earlier run's partition files that
+# the new run does not write are removed; files keyshard did not write are left alone.
+ks split -k user_id -n 12 -q -o shrink events.ndjson
+echo "kept" > shrink/notes.txt
+ks split -k user_id -n 8 -q --force -o shrink events.ndjson
+expect_eq "$(cd shrink && ls part-* | tr '\n' ' ')" \
+  "$(cd reference && ls part-* | tr '\n' ' ')" "only the new run's partition files"
+for f in reference/part-*; do expect_same_file "shrink/${f#reference/}" "$f" "--force -n 8"; done
+ks split -k user_id -n 8 -q --force --name 'p{partition}.ndjson' -o shrink events.ndjson
+expect_eq "$(cd shrink && ls | tr '\n' ' ')" \
+  "dead-letter.ndjson keyshard-summary.json notes.txt p0.ndjson p1.ndjson p2.ndjson p3.ndjson p4.ndjson p5.ndjson p6.ndjson p7.ndjson " \
+  "the files of a run with another --name"
+pass "--force removes the earlier run's partition files it does not write"
+
 # An interrupted run (its checkpoint made incomplete by hand, as a crash would leave it): the
 # half-way checkpoint of a tiny interval, then the run killed. Resume must check the inputs.
 make_interrupted() {  # DIR INPUT...
