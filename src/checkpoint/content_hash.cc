@@ -10,6 +10,8 @@
 
 namespace keyshard {
 
+void ContentHash::FreeState::operator()(XXH3_state_t* state) const { XXH3_freeState(state); }
+
 ContentHash::ContentHash() : block_(XXH3_createState()) {
   XXH3_64bits_reset_withSeed(block_.get(), chain_);
 }

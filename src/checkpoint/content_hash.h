@@ -37,7 +37,7 @@ class ContentHash {
 
  private:
   struct FreeState {
-    void operator()(XXH3_state_t* state) const { XXH3_freeState(state); }
+    void operator()(XXH3_state_t* state) const;
   };
   uint64_t chain_ = 0;
   uint64_t size_ = 0;

@@ -2,12 +2,8 @@
 // outputs, run the pipeline, report.
 #include <fmt/format.h>
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <filesystem>
-#include <set>
 
 #include "checkpoint/checkpoint_store.h"
 #include "checkpoint/incremental_plan.h"
@@ -15,9 +11,7 @@
 #include "cli/recorded_options.h"
 #include "cli/run_report.h"
 #include "cli/split_config.h"
-#include "pipeline/run_config.h"
 #include "sinks/output_directory.h"
-#include "util/files.h"
 #include "util/interrupt.h"
 
 namespace keyshard {
@@ -111,32 +105,6 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
   return split;
 }
 
-namespace {
-
-// --force over an earlier run's checkpoint: its partition files that this run does not write
-// (it had more partitions, or another --name) would be taken for output; they are removed.
-// Only files the checkpoint names are touched; a damaged checkpoint names none.
-Status remove_stale_outputs(const RunConfig& config) {
-  Checkpoint previous;
-  if (!load_checkpoint(config.output_dir, previous)) return {};
-  std::set<std::string> written;
-  for (uint32_t p = 0; p < config.partitions; ++p) written.insert(partition_file_name(config, p));
-  for (const OutputState& output : previous.outputs) {
-    const std::filesystem::path name(output.file);
-    if (output.file.empty() || written.contains(output.file) || name.is_absolute() ||
-        name.has_parent_path()) {
-      continue;
-    }
-    const std::string path = config.output_dir + "/" + output.file;
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return Status::error("cannot remove the earlier run's output: " + errno_text(errno), path);
-    }
-  }
-  return {};
-}
-
-}  // namespace
-
 Status run_split(const SplitOptions& given) {
   SplitOptions options = given;
   if (!options.dead_letter.empty() && options.dead_letter != "-") {
@@ -161,9 +129,16 @@ Status run_split(const SplitOptions& given) {
                          "resume " + dir + "`, or start over with --force",
                          dir, kExitUsage);
   }
+  if (Status status = check_inputs_are_not_outputs(config); !status) return status;
   if (Status status = prepare_outputs(config, continuing); !status) return status;
   if (config.checkpoints && config.force) {
-    if (Status status = remove_stale_outputs(config); !status) return status;
+    // The earlier run's files this run does not write would pass for its output. Only the
+    // files its checkpoint names are touched; a damaged checkpoint names none.
+    if (Checkpoint earlier; load_checkpoint(dir, earlier)) {
+      std::vector<std::string> names;
+      for (const OutputState& output : earlier.outputs) names.push_back(output.file);
+      if (Status status = remove_stale_outputs(config, names); !status) return status;
+    }
     if (Status status = remove_checkpoint(dir); !status) return status;
   }
 

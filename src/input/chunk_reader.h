@@ -51,6 +51,7 @@ class ChunkReader {
   struct OverlongLine {
     uint32_t input;
     uint64_t offset;
+    bool first_after_restart;  // the input is read again from 0 and no chunk of it went out
   };
   const std::optional<OverlongLine>& overlong_line() const { return overlong_line_; }
 

@@ -36,6 +36,10 @@ std::string partition_file_name(const RunConfig& config, uint32_t partition) {
   return name;
 }
 
+std::string worker_file_name(const RunConfig& config, unsigned worker) {
+  return fmt::format("worker-{:05}.ndjson{}", worker, config.zstd_level ? ".zst" : "");
+}
+
 PartitionOwner::PartitionOwner(const RunConfig& config, unsigned index, unsigned count,
                                const Checkpoint* resume, std::vector<uint64_t> input_lines)
     : config_(config),
@@ -119,7 +123,7 @@ Status PartitionOwner::open(ExecCollector* collector) {
   if (config_.exec() && config_.exec_per_worker) {
     const std::string label = "worker " + std::to_string(index_);
     if (Status status = open_exec_output(
-            label, fmt::format("worker-{:05}.ndjson{}", index_, config_.zstd_level ? ".zst" : ""),
+            label, worker_file_name(config_, index_),
             {{"KEYSHARD_WORKER", std::to_string(index_)},
              {"KEYSHARD_WORKERS", std::to_string(count_)}},
             *collector);
@@ -246,6 +250,12 @@ Status PartitionOwner::append_lines(const Chunk& chunk, uint32_t partition, uint
     const uint32_t from = starts[line];
     while (k < end && order[k] == line + 1) line = order[k++];
     const uint32_t to = starts[line + 1];
+    if (output.buffer.empty() && to - from >= flush_size_ && data[to - 1] == '\n') {
+      // A run as long as a whole buffer goes to the sink as it stands.
+      if (Status status = output.sink->write({data + from, to - from}); !status) return status;
+      bytes += to - from;
+      continue;
+    }
     output.buffer.append(data + from, to - from);
     bytes += to - from;
     if (data[to - 1] != '\n') {

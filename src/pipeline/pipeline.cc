@@ -359,13 +359,15 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   // The earliest failure wins: a write error or bad line stops the run before later input
   // matters; a read error comes after every chunk read before it was written.
   result.status = scheduler.error();
-  if (result.status.ok() && reader.overlong_line()) {
-    // Every line before it was applied: the owners' line counts give its number.
-    const auto [input, offset] = *reader.overlong_line();
+  if (result.status.ok() && !read_status.ok() && reader.overlong_line()) {
+    // Every line before it was applied: the owners' line counts give its number (they restart
+    // with the first chunk of an input read again from 0).
+    const auto [input, offset, first_after_restart] = *reader.overlong_line();
+    const uint64_t before = first_after_restart ? 0 : owners[0]->lines_of_input(input);
     result.status = Status::error(
         fmt::format("the line is longer than --max-line-size ({} bytes); it starts at byte {}",
                     config.max_line_size, offset),
-        fmt::format("{}:{}", read_status.where(), owners[0]->lines_of_input(input) + 1));
+        fmt::format("{}:{}", read_status.where(), before + 1));
   } else if (result.status.ok()) {
     result.status = read_status;
   }

@@ -86,5 +86,7 @@ struct RunConfig {
 /// The file name of partition `partition`, from the --name template (".zst" added when
 /// compressing).
 std::string partition_file_name(const RunConfig& config, uint32_t partition);
+/// The file name of worker `worker`'s child output with --exec-per worker.
+std::string worker_file_name(const RunConfig& config, unsigned worker);
 
 }  // namespace keyshard

@@ -2,10 +2,14 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <filesystem>
+#include <optional>
+#include <set>
+#include <utility>
 #include <system_error>
 
 #include "util/files.h"
@@ -92,6 +96,85 @@ Status prepare_outputs(const RunConfig& config, bool continuing) {
     return Status::error("cannot create the output directory: " + error.message(), dir);
   }
   if (error) return Status::error(error.message(), dir);
+  return {};
+}
+
+namespace {
+
+using FileIdentity = std::pair<dev_t, ino_t>;
+
+std::optional<FileIdentity> identity_of(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return FileIdentity{info.st_dev, info.st_ino};
+}
+
+std::set<FileIdentity> input_identities(const RunConfig& config) {
+  std::set<FileIdentity> inputs;
+  for (const std::string& path : config.inputs) {
+    if (path == "-") continue;
+    if (auto identity = identity_of(path)) inputs.insert(*identity);
+  }
+  return inputs;
+}
+
+}  // namespace
+
+std::vector<std::string> output_file_names(const RunConfig& config) {
+  std::vector<std::string> names;
+  if (config.to_stdout) return names;
+  if (config.exec() && config.exec_per_worker) {
+    for (unsigned w = 0; w < config.threads; ++w) names.push_back(worker_file_name(config, w));
+  } else {
+    for (uint32_t p = 0; p < config.partitions; ++p) {
+      names.push_back(partition_file_name(config, p));
+    }
+  }
+  names.emplace_back("keyshard-summary.json");
+  return names;
+}
+
+Status check_inputs_are_not_outputs(const RunConfig& config) {
+  const std::set<FileIdentity> inputs = input_identities(config);
+  if (inputs.empty()) return {};
+  std::vector<std::string> paths;
+  for (const std::string& name : output_file_names(config)) {
+    paths.push_back(config.output_dir + "/" + name);
+  }
+  if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
+    paths.push_back(config.dead_letter_path);
+  }
+  for (const std::string& path : paths) {
+    const auto identity = identity_of(path);
+    if (identity && inputs.contains(*identity)) {
+      return Status::error("is both an input and an output of this run; it would be written "
+                           "over while it is read (move it out of the way first)",
+                           path, kExitUsage);
+    }
+  }
+  return {};
+}
+
+Status remove_stale_outputs(const RunConfig& config, const std::vector<std::string>& earlier) {
+  const std::vector<std::string> written_names = output_file_names(config);
+  const std::set<std::string> written(written_names.begin(), written_names.end());
+  const std::set<FileIdentity> inputs = input_identities(config);
+  const auto dead_letter = identity_of(config.dead_letter_path);
+  for (const std::string& name : earlier) {
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+        written.contains(name)) {
+      continue;
+    }
+    const std::string path = config.output_dir + "/" + name;
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) != 0) continue;  // gone already
+    if (!S_ISREG(info.st_mode) && !S_ISLNK(info.st_mode)) continue;
+    const auto identity = identity_of(path);
+    if (identity && (inputs.contains(*identity) || identity == dead_letter)) continue;
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return Status::error("cannot remove the earlier run's output: " + errno_text(errno), path);
+    }
+  }
   return {};
 }
 

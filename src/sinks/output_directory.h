@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pipeline/run_config.h"
 #include "util/status.h"
@@ -20,6 +21,19 @@ std::string without_trailing_slashes(std::string dir);
 
 /// Creates the output directory (and its parents) if it does not exist.
 Status create_output_directory(const std::string& dir);
+
+/// The names of the files this run writes in DIR: its partition files (or, with --exec-per
+/// worker, its worker files) and the summary. None with -o -.
+std::vector<std::string> output_file_names(const RunConfig& config);
+
+/// Refuses (exit status 2) a run that would write over one of its own inputs: an input that is
+/// one of the files it writes in DIR, or its dead-letter file.
+Status check_inputs_are_not_outputs(const RunConfig& config);
+
+/// --force over an earlier run: removes the files of `earlier` (names within DIR, from its
+/// checkpoint) that this run does not write, so they are not taken for its output. Only plain
+/// names of regular files or symlinks are touched, never one of this run's inputs.
+Status remove_stale_outputs(const RunConfig& config, const std::vector<std::string>& earlier);
 
 /// Writes `content` to `path` through a temporary file and a rename, so readers never see half.
 Status write_file_atomically(const std::string& path, std::string_view content);

@@ -33,6 +33,26 @@ ks split -k user_id -n 8 -q --force --name 'p{partition}.ndjson' -o shrink event
 expect_eq "$(cd shrink && ls | tr '\n' ' ')" \
   "dead-letter.ndjson keyshard-summary.json notes.txt p0.ndjson p1.ndjson p2.ndjson p3.ndjson p4.ndjson p5.ndjson p6.ndjson p7.ndjson " \
   "the files of a run with another --name"
+# An --exec-per worker run writes worker files: the earlier partition files go.
+ks split -k user_id -n 8 -j 2 -q --force --exec cat --exec-per worker -o shrink events.ndjson
+expect_eq "$(cd shrink && ls | tr '\n' ' ')" \
+  "dead-letter.ndjson keyshard-summary.json notes.txt worker-00000.ndjson worker-00001.ndjson " \
+  "the files of an --exec-per worker run"
+# An input inside DIR that the new run does not write is never removed; one it would write
+# is refused before anything is touched.
+ks split -k user_id -n 12 -q --force -o shrink events.ndjson
+cp shrink/part-00011.ndjson inside.copy
+ks split -k user_id -n 4 -q --force -o shrink shrink/part-00011.ndjson
+expect_same_file shrink/part-00011.ndjson inside.copy "an input left in DIR by the earlier run"
+run_status ks split -k user_id -n 4 -q --force -o shrink shrink/part-00002.ndjson
+expect_eq "$STATUS" 2 "an input that is also an output"
+expect_contains "$ERR" "shrink/part-00002.ndjson: is both an input and an output of this run" \
+  "the message names the file"
+run_status ks split -k user_id -n 4 -q -o elsewhere --dead-letter events.ndjson events.ndjson
+expect_eq "$STATUS" 2 "an input that is also the dead-letter file"
+expect_contains "$ERR" "events.ndjson: is both an input and an output" "names the dead-letter file"
+expect_eq "$(cat events.ndjson | wc -l)" "$(cat reference/part-* reference/dead-letter.ndjson | wc -l)" \
+  "the input is untouched"
 pass "--force removes the earlier run's partition files it does not write"
 
 # An interrupted run (its checkpoint made incomplete by hand, as a crash would leave it): the

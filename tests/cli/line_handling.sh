@@ -61,6 +61,16 @@ offset=$(head -n 20000 second.ndjson | wc -c)
 expect_contains "$ERR" "second.ndjson:20001: the line is longer than --max-line-size" \
   "line number of the long line, after several chunks"
 expect_contains "$ERR" "it starts at byte $offset" "its byte offset"
+# An --incremental input rewritten in place is read again from 0: its long first line is line 1.
+python3 -c 'import sys; sys.stdout.write("".join("{\"k\":\"%d\"}\n" % i for i in range(1000)))' \
+  > rewritten.ndjson
+ks split -k k -n 3 --incremental --max-line-size 4KiB -o rewritten -q rewritten.ndjson
+python3 -c 'import sys; sys.stdout.write("{\"k\":\"" + "z" * 50000 + "\"}\n")' > longer.ndjson
+cat longer.ndjson > rewritten.ndjson
+run_status ks split -k k -n 3 --incremental --max-line-size 4KiB -o rewritten -q rewritten.ndjson
+expect_eq "$STATUS" 1 "exit status for a long line in an input read again from 0"
+expect_contains "$ERR" "rewritten.ndjson:1: the line is longer than --max-line-size" \
+  "a reread input counts its lines from 1"
 pass "line over --max-line-size"
 
 # Binary garbage and invalid UTF-8 are dead-lettered, byte-exact (base64 when not UTF-8).
