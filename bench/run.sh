@@ -115,7 +115,10 @@ miller_input=$(slice_for $miller_slice)
 # /usr/bin/time, which reports the peak RSS (%M, KiB) of the command and its children.
 
 scratch_dir=$(mktemp -d)
-trap 'rm -rf "$scratch_dir"' EXIT
+aside_dir=$data_dir/aside
+rm -rf "$aside_dir"
+trap 'rm -rf "$scratch_dir" "$aside_dir"' EXIT
+free_gib() { df -P -BG "$data_dir" | awk 'NR == 2 { print $4 + 0 }'; }
 row_name=() row_input=() row_mbs=() row_meps=() row_rss=() row_ratio=() row_cmd=() row_note=()
 
 # count_output_lines: lines in the partition files (part-*, copy.*) of $out_dir, .zst decoded.
@@ -137,12 +140,14 @@ median() {
     else printf "%.6f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# contender NAME INPUT_FILE INPUT_LABEL CHECK REQUIRES COMMAND
+# contender NAME INPUT_FILE INPUT_LABEL CHECK REQUIRES COMMAND [aside]
 #   CHECK: "lines" compares the lines written to part-*/copy.* with the input's; "none" skips.
 #   REQUIRES: an executable that must exist, else the row is n/a.
 #   COMMAND: one shell command line, run from the repository root, shown verbatim in the table.
+#   aside: the outputs of each run are moved aside rather than deleted (rows that write many
+#     files; see "The filesystem matters" in bench/README.md); they are deleted at the end.
 contender() {
-  local name=$1 input=$2 label=$3 check=$4 requires=$5 command=$6
+  local name=$1 input=$2 label=$3 check=$4 requires=$5 command=$6 aside=${7:-}
   local index=${#row_name[@]}
   local stats_input=${input%.zst}
   row_name[index]=$name
@@ -166,6 +171,10 @@ contender() {
   cat "$input" > /dev/null  # warm the page cache
   local run times=() rss_max=0 time_file=$scratch_dir/time stderr_file=$scratch_dir/stderr
   for ((run = 1; run <= runs; run++)); do
+    if [[ $aside == aside && -d $out_dir && $(free_gib) -ge 16 ]]; then
+      mkdir -p "$aside_dir"
+      mv "$out_dir" "$aside_dir/$index-$run"
+    fi
     rm -rf "$out_dir"
     mkdir -p "$out_dir"
     sync
@@ -227,9 +236,10 @@ contender "keyshard -n $parts" "$events_file" "$full_label" lines "$keyshard" \
   "$(split $parts "$events_file")"
 headline=$(( ${#row_name[@]} - 1 ))
 contender "keyshard -n 1024" "$events_file" "$full_label" lines "$keyshard" \
-  "$(split 1024 "$events_file")"
+  "$(split 1024 "$events_file")" aside
 contender "keyshard -n 1024 --commit async" "$events_file" "$full_label" lines "$keyshard" \
-  "$(split 1024 --commit async "$events_file")"
+  "$(split 1024 --commit async "$events_file")" aside
+rm -rf "$aside_dir"
 contender "keyshard -n $parts --no-validate" "$events_file" "$full_label" lines "$keyshard" \
   "$(split $parts --no-validate "$events_file")"
 contender "keyshard -n $parts --compress zstd:1" "$events_file" "$full_label" lines "$keyshard" \
