@@ -158,11 +158,11 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (chunk.size == chunk.capacity) {
         if (last_newline) break;
         if (chunk.capacity >= line_limit) {
-          overlong_line_ = OverlongLine{input_index_, input_offset_, restarted_};
-          status = Status::error("a line starting at byte " + std::to_string(input_offset_) +
-                                     " is longer than --max-line-size (" +
-                                     std::to_string(max_line_size_) + " bytes)",
-                                 source_->name());
+          overlong_line_ = OverlongLine{input_index_, restarted_};
+          status = Status::error(
+              "the line is longer than --max-line-size (" + std::to_string(max_line_size_) +
+                  " bytes); it starts at byte " + std::to_string(input_offset_),
+              source_->name());
           return false;
         }
         ensure_capacity(chunk, std::min(chunk.capacity * 2, line_limit));

@@ -46,11 +46,10 @@ class ChunkReader {
   /// Every input's position after the last chunk handed out, fingerprints included; inputs
   /// not opened yet keep their starting position. `current` receives the input in progress.
   std::vector<InputPosition> positions(uint32_t& current) const;
-  /// After next() failed on a line longer than --max-line-size: the input it is in, and the
-  /// byte where it starts (its line number is known only to the stages after the reader).
+  /// After next() failed on a line longer than --max-line-size: the input it is in (its line
+  /// number is known only to the stages after the reader, which add it to the message).
   struct OverlongLine {
     uint32_t input;
-    uint64_t offset;
     bool first_after_restart;  // the input is read again from 0 and no chunk of it went out
   };
   const std::optional<OverlongLine>& overlong_line() const { return overlong_line_; }

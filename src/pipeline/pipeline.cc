@@ -362,12 +362,10 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   if (result.status.ok() && !read_status.ok() && reader.overlong_line()) {
     // Every line before it was applied: the owners' line counts give its number (they restart
     // with the first chunk of an input read again from 0).
-    const auto [input, offset, first_after_restart] = *reader.overlong_line();
+    const auto [input, first_after_restart] = *reader.overlong_line();
     const uint64_t before = first_after_restart ? 0 : owners[0]->lines_of_input(input);
-    result.status = Status::error(
-        fmt::format("the line is longer than --max-line-size ({} bytes); it starts at byte {}",
-                    config.max_line_size, offset),
-        fmt::format("{}:{}", read_status.where(), before + 1));
+    result.status = Status::error(read_status.reason(),
+                                  fmt::format("{}:{}", read_status.where(), before + 1));
   } else if (result.status.ok()) {
     result.status = read_status;
   }

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <optional>
 #include <set>
-#include <utility>
 #include <system_error>
+#include <utility>
 
 #include "util/files.h"
 
