@@ -130,9 +130,29 @@ wait "$pid" 2>/dev/null || true
 ks resume -q exec-crash
 for f in exec-ref/part-*.ndjson; do
   got="exec-crash/$(basename "$f")"
-  sort -u "$f" > want.sorted
-  sort -u "$got" > got.sorted
-  expect_same_file got.sorted want.sorted "--exec resume: the events of $(basename "$f")"
-  [ "$(wc -l < "$got")" -ge "$(wc -l < "$f")" ] || fail "--exec resume lost events"
+  # Every event reached its child. A SIGKILL while keyshard was writing to a child may have
+  # left that child one line cut short (its event comes after the checkpoint and is sent again
+  # in full); the resumed child's first line then follows it on the same line. Nothing else
+  # may be there that is not an event.
+  python3 - "$f" "$got" <<'PY' || fail "--exec resume: the events of $(basename "$f")"
+import sys
+want = set(open(sys.argv[1], "rb").read().splitlines())
+got = open(sys.argv[2], "rb").read().splitlines()
+missing = want - set(got)
+extra = [line for line in got if line not in want]
+problems = []
+if missing:
+    problems.append(f"{len(missing)} events missing")
+if len(extra) > 1:
+    problems.append(f"{len(extra)} lines that are not events")
+for line in extra:
+    cut = line.rfind(b'{"ts"')
+    fragment, event = line[:cut], line[cut:]
+    if cut <= 0 or event not in want or not any(w.startswith(fragment) for w in want):
+        problems.append(f"a line that is neither an event nor a cut one: {line[:120]!r}")
+for problem in problems:
+    print(problem, file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
 done
 pass "--exec with resume: at-least-once"
