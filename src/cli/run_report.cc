@@ -53,7 +53,7 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
   RunStats stats = result.stats;
   if (before) stats.subtract(*before);
   if (!config.to_stdout) {
-    const std::string path = config.output_dir + "/keyshard-summary.json";
+    const std::string path = config.output_dir + "/" + kSummaryFileName;
     if (Status status = write_file_atomically(path, format_summary_json(stats, config));
         !status) {
       return status;

@@ -83,6 +83,9 @@ struct RunConfig {
   bool ordered_stdout() const { return to_stdout && !exec(); }
 };
 
+/// The summary a run with -o DIR writes in DIR.
+inline constexpr const char* kSummaryFileName = "keyshard-summary.json";
+
 /// The file name of partition `partition`, from the --name template (".zst" added when
 /// compressing).
 std::string partition_file_name(const RunConfig& config, uint32_t partition);

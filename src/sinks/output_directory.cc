@@ -130,7 +130,7 @@ std::vector<std::string> output_file_names(const RunConfig& config) {
       names.push_back(partition_file_name(config, p));
     }
   }
-  names.emplace_back("keyshard-summary.json");
+  names.emplace_back(kSummaryFileName);
   return names;
 }
 
