@@ -46,7 +46,7 @@ struct Checkpoint {
   uint32_t current = 0;
   std::vector<OutputState> outputs;   // one per partition (empty with --exec)
   std::optional<OutputState> dead_letter;
-  RunStats stats;          // counters at the cut (not the timings and hot-key estimates)
+  RunStats stats;          // counters and heavy-hitter summary at the cut (not the timings)
   SaltState salt;
 };
 

@@ -211,6 +211,16 @@ std::string encode_checkpoint(const Checkpoint& c) {
                    c.salt.shares[i].second);
   }
   out += "]},\n";
+  fmt::format_to(it, "  \"heavy_hitters\": {{\"total\":{},\"keys\":[", s.heavy_hitters.total());
+  const std::vector<HeavyHitters::Counter> counters = s.heavy_hitters.counters();
+  for (size_t i = 0; i < counters.size(); ++i) {
+    const HeavyHitters::Counter& counter = counters[i];
+    fmt::format_to(it, "{}{{\"hash\":\"{:016x}\",\"count\":{},\"length\":{},",
+                   i == 0 ? "\n    " : ",\n    ", counter.hash, counter.count, counter.length);
+    append_json_bytes_member(out, "key", counter.key);
+    out += '}';
+  }
+  out += counters.empty() ? "]},\n" : "\n  ]},\n";
   const uint64_t checksum = XXH3_64bits(out.data(), out.size());
   fmt::format_to(it, "{}{:016x}\"\n}}\n", kChecksumMember, checksum);
   return out;
@@ -356,6 +366,34 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
       }
       c.salt.shares.emplace_back(hash, r.number(pair.at(1).value_unsafe(), "shares"));
     }
+  }
+  // The heavy-hitter summary; a checkpoint written without one restores an empty summary.
+  if (r.ok() && r.has(top, "heavy_hitters")) {
+    const dom::object heavy = r.object(r.member(top, "heavy_hitters"), "heavy_hitters");
+    const uint64_t total = r.number(heavy, "total");
+    const dom::array items = r.ok() ? r.array(r.member(heavy, "keys"), "keys") : dom::array();
+    std::vector<HeavyHitters::Counter> counters;
+    uint64_t counted = 0;
+    if (r.ok()) {
+      for (dom::element value : items) {
+        const dom::object item = r.object(value, "keys");
+        HeavyHitters::Counter counter{r.hex(item, "hash"), r.number(item, "count"),
+                                      r.bytes(item, "key"), r.number(item, "length")};
+        if (!r.ok()) break;
+        counted += counter.count;
+        if (counter.count == 0 || counter.count > total || counted > total || counter.length < counter.key.size() ||
+            counter.key.size() > HeavyHitters::kKeyBytes ||
+            (counter.length > counter.key.size() && counter.key.size() < HeavyHitters::kKeyBytes)) {
+          r.fail("\"heavy_hitters\" holds an impossible count");
+          break;
+        }
+        counters.push_back(std::move(counter));
+      }
+    }
+    if (r.ok() && counters.size() > kHeavyHitterCounters) {
+      r.fail("\"heavy_hitters\" holds too many keys");
+    }
+    if (r.ok()) s.heavy_hitters.restore(counters, total);
   }
   if (!r.ok()) return r.status();
   return {};

@@ -96,15 +96,17 @@ void Checkpointer::report(uint64_t sequence, OwnerCut cut) {
   }
   // Assembled outside the lock; cuts complete in sequence order (each owner reports in order,
   // and the last report of a cut comes after that owner's report of every earlier cut).
-  Checkpoint checkpoint =
-      assemble(std::move(*done.reader), std::move(done.owners), std::move(done.salt));
+  HeavyHitters heavy_hitters = settle_ ? settle_(done.reader->interval) : HeavyHitters(1);
+  Checkpoint checkpoint = assemble(std::move(*done.reader), std::move(done.owners),
+                                   std::move(done.salt), std::move(heavy_hitters));
   std::lock_guard lock(mutex_);
   queued_ = std::move(checkpoint);
   queued_changed_.notify_all();
 }
 
 Checkpoint Checkpointer::assemble(ReaderCut reader, std::vector<OwnerCut> owners,
-                                  std::optional<SaltState> salt) const {
+                                  std::optional<SaltState> salt,
+                                  HeavyHitters heavy_hitters) const {
   Checkpoint checkpoint = base_;
   checkpoint.inputs = std::move(reader.inputs);
   checkpoint.current = reader.current;
@@ -124,7 +126,7 @@ Checkpoint Checkpointer::assemble(ReaderCut reader, std::vector<OwnerCut> owners
     }
   }
   checkpoint.stats.bytes_read = reader.bytes_read;
-  checkpoint.stats.heavy_hitters = HeavyHitters(1);  // estimates are not part of a checkpoint
+  checkpoint.stats.heavy_hitters = std::move(heavy_hitters);
   if (salt) checkpoint.salt = std::move(*salt);
   return checkpoint;
 }

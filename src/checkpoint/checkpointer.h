@@ -38,6 +38,7 @@ struct ReaderCut {
   std::vector<InputPosition> inputs;
   uint32_t current = 0;
   uint64_t bytes_read = 0;  // all runs together
+  uint32_t interval = 0;    // the checkpoint interval the cut closes (see Chunk::interval)
 };
 
 class Checkpointer {
@@ -49,6 +50,12 @@ class Checkpointer {
   Checkpointer(std::string dir, Checkpoint base, unsigned owners, bool with_salt,
                std::vector<std::string> sync_paths, std::function<void(Status)> on_failure);
   ~Checkpointer();
+
+  /// How a complete cut gets its heavy-hitter summary: `settle(interval)` returns the summary
+  /// of every event up to the end of that interval. Set before start(); cuts settle in order.
+  void settle_heavy_hitters_with(std::function<HeavyHitters(uint32_t interval)> settle) {
+    settle_ = std::move(settle);
+  }
 
   /// Starts the writer thread.
   void start();
@@ -62,7 +69,7 @@ class Checkpointer {
 
   /// A checkpoint from complete parts, outside the run (its start and its end).
   Checkpoint assemble(ReaderCut reader, std::vector<OwnerCut> owners,
-                      std::optional<SaltState> salt) const;
+                      std::optional<SaltState> salt, HeavyHitters heavy_hitters) const;
   Status write(const Checkpoint& checkpoint);
 
   uint64_t written() const { return written_.load(); }
@@ -83,6 +90,7 @@ class Checkpointer {
   const bool with_salt_;
   const std::vector<std::string> sync_paths_;
   const std::function<void(Status)> on_failure_;
+  std::function<HeavyHitters(uint32_t)> settle_;
   std::mutex mutex_;
   std::condition_variable queued_changed_;
   // Guarded by mutex_:

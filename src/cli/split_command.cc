@@ -164,6 +164,8 @@ Status run_split(const SplitOptions& given) {
       return status;
     }
     start.inputs = plan_incremental(previous, config.inputs, print_warning);
+    // The run's summary gives its own numbers: its heaviest keys are those of its own events.
+    previous.stats.heavy_hitters = HeavyHitters(kHeavyHitterCounters);
     start.resume = &previous;
   } else {
     for (const std::string& path : config.inputs) {

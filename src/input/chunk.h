@@ -39,6 +39,7 @@ struct Chunk {
   uint64_t input_offset = 0;   // byte offset of data[0] within that input (decompressed)
   bool final_fragment = false;  // the input ended without '\n' inside this chunk
   bool checkpoint_after = false;  // a checkpoint is taken once every owner has applied this
+  uint32_t interval = 0;          // checkpoints taken before it (heavy-hitter summaries)
   bool input_restarted = false;   // the input is read again from 0: its line count restarts
 
   // Routing, written by one router, then read by every owner.

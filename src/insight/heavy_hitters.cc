@@ -81,6 +81,31 @@ void HeavyHitters::restore(const std::vector<std::pair<uint64_t, uint64_t>>& cou
   total_ = total;
 }
 
+std::vector<HeavyHitters::Counter> HeavyHitters::counters() const {
+  std::vector<Counter> result;
+  for (const Slot& slot : slots_) {
+    if (slot.count == 0) continue;
+    const KeyBytes& key = keys_[slot.key];
+    result.push_back(Counter{slot.hash, slot.count,
+                             std::string(key.bytes, std::min<size_t>(key.length, kKeyBytes)),
+                             key.length});
+  }
+  std::sort(result.begin(), result.end(),
+            [](const Counter& a, const Counter& b) { return a.hash < b.hash; });
+  return result;
+}
+
+void HeavyHitters::restore(const std::vector<Counter>& counters, uint64_t total) {
+  restore(std::vector<std::pair<uint64_t, uint64_t>>{}, total);
+  for (const Counter& counter : counters) {
+    if (used_ == counters_) break;
+    if (counter.count == 0 || find(counter.hash) != nullptr) continue;
+    const std::string_view kept(counter.key.data(), std::min(counter.key.size(), kKeyBytes));
+    insert(kept, counter.hash, counter.count,
+           std::max<uint64_t>(counter.length, kept.size()));
+  }
+}
+
 void HeavyHitters::rebuild(const std::vector<Slot>& live) {
   std::fill(slots_.begin(), slots_.end(), Slot{});
   used_ = 0;

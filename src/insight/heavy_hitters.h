@@ -13,6 +13,9 @@
 
 namespace keyshard {
 
+/// The counters of the summaries a run keeps (the man page's m).
+inline constexpr size_t kHeavyHitterCounters = 256;
+
 class HeavyHitters {
  public:
   static constexpr size_t kKeyBytes = 64;  // bytes of each key kept for the report
@@ -52,6 +55,19 @@ class HeavyHitters {
   std::vector<std::pair<uint64_t, uint64_t>> counts() const;
   /// Replaces the state with recorded counters (at most the number of counters; keys empty).
   void restore(const std::vector<std::pair<uint64_t, uint64_t>>& counts, uint64_t total);
+
+  /// One live counter, with the key bytes kept for it: with total(), the whole state of a
+  /// summary (a checkpoint records it, so that a resumed run reports on every event).
+  struct Counter {
+    uint64_t hash;
+    uint64_t count;
+    std::string key;  // the first kKeyBytes bytes
+    uint64_t length;  // the key's true length
+  };
+  /// The live counters, sorted by hash.
+  std::vector<Counter> counters() const;
+  /// Replaces the state with recorded counters (at most the number of counters are kept).
+  void restore(const std::vector<Counter>& counters, uint64_t total);
 
   /// Bytes held by the summary: fixed at construction, whatever the stream.
   size_t memory_bytes() const {

@@ -49,10 +49,10 @@ struct RunStats {
   std::vector<uint64_t> partition_bytes;   // bytes written, before compression
   std::vector<std::string> inputs;
   double elapsed_seconds = 0;
-  HeavyHitters heavy_hitters{256};
+  HeavyHitters heavy_hitters{kHeavyHitterCounters};
   std::vector<uint64_t> salted_events;     // per --salt entry
   std::vector<HotKeyDecision> hot_key_decisions;
-  StageTimes stage_times;  // the routers' summaries, merged at the end of the run
+  StageTimes stage_times;  // thread-seconds per stage, for -v
 
   explicit RunStats(uint32_t partitions = 0)
       : partition_events(partitions, 0), partition_bytes(partitions, 0) {}

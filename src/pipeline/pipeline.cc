@@ -279,6 +279,18 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     routers.push_back(std::make_unique<Router>(config, &progress));
   }
 
+  // The heaviest keys: each checkpoint records the summary of the events before its cut, and a
+  // resumed run starts from it.
+  HeavyHitters settled(kHeavyHitterCounters);
+  if (resume) settled = resume->stats.heavy_hitters;
+  std::mutex settled_mutex;
+  auto settle = [&](uint32_t through) {
+    std::lock_guard lock(settled_mutex);
+    for (const auto& router : routers) router->take_heavy_hitters(through, settled);
+    return settled;
+  };
+  if (checkpointer) checkpointer->settle_heavy_hitters_with(settle);
+
   std::vector<Status> finish_status(workers);
   std::vector<std::thread> threads;
   for (unsigned w = 0; w < workers; ++w) {
@@ -291,10 +303,12 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   ChunkReader reader = start ? ChunkReader(start->inputs, config.chunk_size, config.max_line_size,
                                            config.incremental, print_warning)
                              : ChunkReader(config.inputs, config.chunk_size, config.max_line_size);
+  uint32_t interval = 0;  // checkpoints taken so far (see Chunk::interval)
   auto reader_cut = [&] {
     ReaderCut cut;
     cut.inputs = reader.positions(cut.current);
     cut.bytes_read = bytes_before + reader.bytes_delivered();
+    cut.interval = interval;
     return cut;
   };
   // A cut of the whole run as it stands (no chunk in flight): at its start and at its end.
@@ -303,7 +317,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     for (const auto& owner : owners) cuts.push_back(owner->final_cut());
     return checkpointer->assemble(
         reader_cut(), std::move(cuts),
-        sequencer ? std::optional<SaltState>(sequencer->snapshot()) : std::nullopt);
+        sequencer ? std::optional<SaltState>(sequencer->snapshot()) : std::nullopt,
+        settle(UINT32_MAX));
   };
   if (checkpointer && !resume) {
     // A fresh run records its empty start, so that `resume` works from its first byte.
@@ -347,6 +362,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
         checkpointer->expect(chunk->sequence, reader_cut());
       }
     }
+    chunk->interval = interval;
+    if (chunk->checkpoint_after) ++interval;
     scheduler.publish(chunk);
   }
   result.interrupted = interrupt_signal();
@@ -380,7 +397,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     last.complete = result.interrupted == 0;
     result.last_checkpoint = std::move(last);
   }
-  for (const auto& router : routers) result.stats.heavy_hitters.merge(router->heavy_hitters());
+  result.stats.heavy_hitters = settle(UINT32_MAX);
   if (sequencer) result.stats.hot_key_decisions = sequencer->decisions();
   result.stats.stage_times = scheduler.times();
   result.stats.stage_times.read = read_seconds;

@@ -50,7 +50,24 @@ uint32_t Router::salted_partition(Chunk& chunk, size_t line, std::string_view ke
   return partitioner_.partition_of(sub_key_);
 }
 
+HeavyHitters& Router::heavy_hitters_of(uint32_t interval) {
+  std::lock_guard lock(summaries_mutex_);
+  if (summaries_.empty() || summaries_.back().interval != interval) {
+    summaries_.push_back(IntervalSummary{interval});
+  }
+  return summaries_.back().summary;  // a deque's elements stay put as it grows
+}
+
+void Router::take_heavy_hitters(uint32_t interval, HeavyHitters& into) {
+  std::lock_guard lock(summaries_mutex_);
+  while (!summaries_.empty() && summaries_.front().interval <= interval) {
+    into.merge(summaries_.front().summary);
+    summaries_.pop_front();
+  }
+}
+
 void Router::route(Chunk& chunk) {
+  HeavyHitters& heavy_hitters = heavy_hitters_of(chunk.interval);
   index_lines(chunk.data.get(), chunk.size, chunk.line_starts);
   const size_t lines = chunk.line_count();
   chunk.destinations.resize(lines);
@@ -81,7 +98,7 @@ void Router::route(Chunk& chunk) {
               : salted_partition(chunk, i, extraction.key, salted->second, readable);
       if (config_.annotate_salt) chunk.salt_of_line[i] = last_sub_key_;
       const uint64_t key_hash = HeavyHitters::key_hash(extraction.key);
-      heavy_hitters_.add(extraction.key, key_hash);
+      heavy_hitters.add(extraction.key, key_hash);
       if (config_.hot_keys_share) chunk.key_hashes[i] = key_hash;
       if (config_.annotate_key) chunk.keys.append(extraction.key);
     } else if (extraction.reason == BadReason::kMissingKey && config_.missing_key_partition) {

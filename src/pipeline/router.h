@@ -3,7 +3,9 @@
 // partition). Routers run in parallel on different chunks; each owns its extractor.
 #pragma once
 
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -30,8 +32,12 @@ class Router {
   /// Fills the routing fields of `chunk` from its text.
   void route(Chunk& chunk);
 
-  /// The heaviest keys among the events this router has routed.
-  const HeavyHitters& heavy_hitters() const { return heavy_hitters_; }
+  /// Merges into `into`, and forgets, this router's heavy-hitter summaries of the checkpoint
+  /// intervals up to `interval` (each interval's chunks must all have been routed). A
+  /// checkpoint thus records the summary of exactly the events before its cut.
+  void take_heavy_hitters(uint32_t interval, HeavyHitters& into);
+  /// Likewise, for every interval: once the run is over.
+  void take_all_heavy_hitters(HeavyHitters& into) { take_heavy_hitters(UINT32_MAX, into); }
 
  private:
   /// The partition of an event whose key is salted (--salt): that of one of its sub-keys.
@@ -42,7 +48,15 @@ class Router {
   KeyExtractor extractor_;
   Partitioner partitioner_;
   std::vector<uint32_t> cursor_;  // scratch for the counting sort
-  HeavyHitters heavy_hitters_{256};
+  /// The summary of the chunks of `interval` this router routed.
+  HeavyHitters& heavy_hitters_of(uint32_t interval);
+
+  struct IntervalSummary {
+    uint32_t interval;
+    HeavyHitters summary{kHeavyHitterCounters};
+  };
+  std::mutex summaries_mutex_;  // taken once a chunk, and when a checkpoint takes summaries
+  std::deque<IntervalSummary> summaries_;  // by interval (a router routes chunks in order)
   ProgressCounters* progress_;
   std::unordered_map<std::string_view, size_t> salt_index_;  // salted key -> its --salt entry
   std::unique_ptr<JsonPathWalker> salt_by_;                  // --salt-by FIELD

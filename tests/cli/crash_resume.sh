@@ -2,9 +2,9 @@
 # Crash test: SIGKILL a split at random moments, resume (and kill the resume too, sometimes),
 # and prove the finished outputs byte-identical (sha256) to an uninterrupted run, for plain and
 # zstd outputs under --commit sync and async. The summary must agree too, except for the times
-# and the heaviest-keys estimates. Then ^C and SIGTERM: exit 130/143 with a checkpoint, and
-# resume completes. The fast variant runs in `make test`; CRASH_SEEDS=20 CRASH_MIB=200 (the
-# `slow` suite) is the full one.
+# and the heaviest-keys estimates, which must hold against the whole run's true counts. Then ^C
+# and SIGTERM: exit 130/143 with a checkpoint, and resume completes. The fast variant runs in
+# `make test`; CRASH_SEEDS=20 CRASH_MIB=200 (the `slow` suite) is the full one.
 source "$(dirname "$0")/lib.sh"
 
 seeds=${CRASH_SEEDS:-3}
@@ -24,6 +24,41 @@ summary = json.load(open(sys.argv[1]))
 for key in ("elapsed_seconds", "mb_per_second", "top_keys", "top_keys_error_bound"):
     summary.pop(key, None)
 print(json.dumps(summary, sort_keys=True))
+PY
+}
+
+# The true number of events of each key, to check the heaviest-keys estimates against.
+python3 - events.ndjson > truth.json <<'PY'
+import collections, json, sys
+counts = collections.Counter()
+for line in open(sys.argv[1], "rb"):
+    try:
+        counts[json.loads(line)["user_id"]] += 1
+    except ValueError:
+        pass  # the bad lines
+json.dump({"total": sum(counts.values()), "counts": counts}, sys.stdout)
+PY
+
+# check_top_keys DIR WHAT: the heaviest keys in DIR's summary cover the whole run, resumed or
+# not: their bound is that of every event (N/257), each count is at most that far below the
+# true count and never above it, and the heaviest key is listed.
+check_top_keys() {
+  python3 - "$1/keyshard-summary.json" truth.json <<'PY' || fail "heaviest keys: $2"
+import json, sys
+summary, truth = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+bound = truth["total"] // 257
+problems = []
+if summary["top_keys_error_bound"] != bound:
+    problems.append(f"bound {summary['top_keys_error_bound']}, want {bound}")
+for entry in summary["top_keys"]:
+    true = truth["counts"].get(entry["key"], 0)
+    if not true - bound <= entry["events"] <= true:
+        problems.append(f"{entry['key']}: {entry['events']} events, truly {true}")
+heaviest = max(truth["counts"], key=truth["counts"].get)
+if heaviest not in [entry["key"] for entry in summary["top_keys"]]:
+    problems.append(f"the heaviest key, {heaviest}, is not listed")
+print("\n".join(problems))
+sys.exit(1 if problems else 0)
 PY
 }
 
@@ -54,6 +89,7 @@ for compress in none zstd:1; do
     took=$(($(now_ms) - started))
     fingerprint reference > reference.sha
     ks verify -q reference
+    check_top_keys reference "uninterrupted run ($compress, --commit $commit)"
     landed=0
     for seed in $(seq 1 "$seeds"); do
       RANDOM=$((seed * 7919))
@@ -77,6 +113,7 @@ for compress in none zstd:1; do
       fingerprint "$out" > got.sha
       expect_same_file got.sha reference.sha "outputs after $kills kill(s) ($compress, --commit $commit, seed $seed)"
       ks verify -q "$out"
+      check_top_keys "$out" "after $kills kill(s) ($compress, --commit $commit, seed $seed)"
       rm -rf "$out"
     done
     [ "$landed" -gt 0 ] || fail "no SIGKILL landed while keyshard was running"
@@ -108,6 +145,7 @@ for signal in INT TERM; do
   ks verify -q "sig-$signal"
   ks resume -q "sig-$signal"
   complete "sig-$signal" || fail "resume after SIG$signal did not complete the run"
+  check_top_keys "sig-$signal" "resume after SIG$signal"
   ks split -k user_id -n 16 -j 1 --compress zstd:1 -q -o "whole-$signal" events.ndjson
   for f in whole-$signal/part-*.zst; do
     zstd -q -dc "$f" > a.ndjson

@@ -31,6 +31,8 @@ segment 1 | tail -n +2 >> app.log
 run app.log
 segment 1 >> expected.ndjson
 expect_eq "$(summary_field out lines_read)" "$piece" "run 2 reads only what was appended"
+expect_eq "$(summary_field out top_keys_error_bound)" "$((piece / 257))" \
+  "run 2's heaviest keys are counted over its own events"
 
 # Run 3: rotated. Lines still land in the old file after the rename; the new file starts.
 mv app.log app.log.1
@@ -44,6 +46,8 @@ expect_eq "$(summary_field out lines_read)" "$((2 * piece))" "run 3 finishes the
 # Run 4: nothing new.
 run app.log
 expect_eq "$(summary_field out lines_read)" 0 "run 4 has nothing to read"
+expect_eq "$(python3 -c 'import json; print(len(json.load(open("out/keyshard-summary.json"))["top_keys"]))')" \
+  0 "run 4 lists no heaviest keys"
 
 # Run 5: copy-truncate (logrotate's copytruncate), then new lines, longer than before.
 cp app.log app.log.2

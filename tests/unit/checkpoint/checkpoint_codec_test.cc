@@ -43,6 +43,11 @@ Checkpoint sample() {
   c.salt.automatic_dealt = {11};
   c.salt.shares = {{1, 5}, {UINT64_MAX, 9}};
   c.salt.shares_total = 40;
+  // The heaviest keys, with a key that is not UTF-8 and one cut to its first 64 bytes.
+  const std::string long_key(100, 'k');
+  c.stats.heavy_hitters.add("user_1", HeavyHitters::key_hash("user_1"), 20);
+  c.stats.heavy_hitters.add("\xff\xfe", HeavyHitters::key_hash("\xff\xfe"), 7);
+  c.stats.heavy_hitters.add(long_key, HeavyHitters::key_hash(long_key), 3);
   return c;
 }
 
@@ -68,6 +73,18 @@ TEST_CASE("a checkpoint survives its text form exactly") {
   CHECK(decoded.dead_letter->file == "out/dead-letter.ndjson");
   CHECK(decoded.incremental);
   CHECK_FALSE(decoded.complete);
+  CHECK(decoded.stats.heavy_hitters.total() == 30);
+  const auto top = decoded.stats.heavy_hitters.top(10);
+  REQUIRE(top.size() == 3);
+  CHECK(top[0].key == "user_1");
+  CHECK(top[0].count == 20);
+  CHECK(top[1].key == "\xff\xfe");
+  CHECK(top[2].key == std::string(HeavyHitters::kKeyBytes, 'k'));
+  CHECK(top[2].truncated);
+  // The restored summary goes on counting the same keys, long ones included.
+  const std::string long_key(100, 'k');
+  decoded.stats.heavy_hitters.add(long_key, HeavyHitters::key_hash(long_key), 30);
+  CHECK(decoded.stats.heavy_hitters.top(1)[0].count == 33);
 }
 
 TEST_CASE("a run without a dead-letter file, salting or inputs' history round-trips") {
@@ -176,6 +193,14 @@ TEST_CASE("an edited checkpoint with a valid checksum but a missing or ill-typed
       {R"("head_hash":")", "\"", R"("head_hash":"12")"},
       {R"("path":"logs/a.ndjson")", "", R"("path":1)"},
       {R"("path_base64":")", "\"", R"("path_base64":"%%%")"},
+      {R"("heavy_hitters": {)", "]},", R"("heavy_hitters": 7,)"},
+      {R"("heavy_hitters": {"total":30)", "", R"("heavy_hitters": {"total":29)"},
+      {R"("heavy_hitters": {"total":30,"keys":[)", "]},", R"("heavy_hitters": {"total":30},)"},
+      {R"("count":20)", "", R"("count":0)"},
+      {R"("count":20)", "", R"("count":31)"},
+      {R"("length":100)", "", R"("length":63)"},
+      {R"("length":6,)", "", R"("length":60,)"},
+      {R"("length":6,"key":"user_1")", "", R"("length":6,"key":7)"},
   };
   for (const Edit& edit : edits) {
     CAPTURE(edit.from);
@@ -202,6 +227,20 @@ TEST_CASE("a well-formed file that is not a checkpoint is refused") {
   CHECK_FALSE(decode_checkpoint("", "cp", decoded).ok());
   CHECK_FALSE(decode_checkpoint("{}\n", "cp", decoded).ok());
   CHECK_FALSE(decode_checkpoint(std::string(100, '\0'), "cp", decoded).ok());
+}
+
+TEST_CASE("a checkpoint written without the heaviest keys restores an empty summary") {
+  std::string text = encode_checkpoint(sample());
+  const size_t from = text.find("  \"heavy_hitters\": {");
+  const size_t to = text.find("]},\n", from);
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  text.erase(from, to + 4 - from);
+  Checkpoint decoded;
+  REQUIRE(decode_checkpoint(reseal(text), "cp", decoded).ok());
+  CHECK(decoded.stats.heavy_hitters.total() == 0);
+  CHECK(decoded.stats.heavy_hitters.top(10).empty());
+  CHECK(decoded.stats.lines_read == 40);
 }
 
 }  // namespace

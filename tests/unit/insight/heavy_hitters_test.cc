@@ -120,6 +120,48 @@ TEST_CASE("merged summaries keep the bound over the whole stream") {
   check_bounds(left, stream.truth());
 }
 
+TEST_CASE("a summary recorded part-way and restored goes on exactly as the original") {
+  const auto events = zipf_stream(60000, 5000, 1.1, 5);
+  HeavyHitters original(32), first_half(32);
+  for (size_t i = 0; i < events.size(); ++i) {
+    const uint64_t hash = HeavyHitters::key_hash(events[i]);
+    original.add(events[i], hash);
+    if (i < events.size() / 2) first_half.add(events[i], hash);
+  }
+  HeavyHitters restored(32);
+  restored.restore(first_half.counters(), first_half.total());
+  CHECK(restored.counters().size() == first_half.counters().size());
+  for (size_t i = events.size() / 2; i < events.size(); ++i) {
+    restored.add(events[i], HeavyHitters::key_hash(events[i]));
+  }
+  CHECK(restored.total() == original.total());
+  const auto want = original.top(SIZE_MAX), got = restored.top(SIZE_MAX);
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    CHECK(got[i].key == want[i].key);
+    CHECK(got[i].count == want[i].count);
+  }
+}
+
+TEST_CASE("a summary settled interval by interval keeps the bound over the whole stream") {
+  // As a run with checkpoints does it: each interval has its own summary per router, merged
+  // into the settled one at each checkpoint.
+  const auto events = zipf_stream(120000, 30000, 1.0, 9);
+  HeavyHitters settled(64);
+  Stream stream;
+  for (size_t from = 0; from < events.size(); from += 6000) {
+    HeavyHitters even(64), odd(64);
+    for (size_t i = from; i < from + 6000 && i < events.size(); ++i) {
+      HeavyHitters& router = (i / 100) % 2 == 0 ? even : odd;
+      stream.add(events[i], router);
+    }
+    settled.merge(even);
+    settled.merge(odd);
+  }
+  CHECK(settled.total() == events.size());
+  check_bounds(settled, stream.truth());
+}
+
 TEST_CASE("memory stays fixed with 10 million distinct keys") {
   HeavyHitters summary(1024);
   const size_t before = summary.memory_bytes();
