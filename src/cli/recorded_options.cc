@@ -178,8 +178,11 @@ Status check_checkpoint_fits(const Checkpoint& checkpoint, const RunConfig& conf
 }
 
 std::string first_difference(const SplitOptions& a, const SplitOptions& b) {
+  // With one child per worker, -j decides which child gets which partitions.
+  const bool per_worker = !a.exec.empty() && a.exec_per == "worker";
   for (const Recorded& r : recorded()) {
-    if (!r.shapes_outputs) continue;
+    const bool ties_partitions = per_worker && std::string_view(r.flag) == "--threads";
+    if (!r.shapes_outputs && !ties_partitions) continue;
     const std::string left = show(a, r.field), right = show(b, r.field);
     if (left != right) return std::string(r.flag) + " " + left + " then, " + right + " now";
   }

@@ -61,6 +61,14 @@ Status run_resume(const ResumeOptions& o) {
   options.output = dir;
   options.inputs.clear();
   for (const InputPosition& input : checkpoint.inputs) options.inputs.push_back(input.path);
+  if (o.threads != 0 && o.threads != options.threads && !options.exec.empty() &&
+      options.exec_per == "worker") {
+    return Status::error(fmt::format("cannot resume with -j {}: with --exec-per worker, each of "
+                                     "the run's {} workers feeds its child the partitions it "
+                                     "owns, so -j must stay {} (or be left out)",
+                                     o.threads, options.threads, options.threads),
+                         dir, kExitUsage);
+  }
   if (o.threads != 0) options.threads = o.threads;
   options.quiet = o.quiet;
   options.progress = o.progress;

@@ -156,3 +156,29 @@ sys.exit(1 if problems else 0)
 PY
 done
 pass "--exec with resume: at-least-once"
+
+# --exec-per worker ties partitions to workers: a resume or a later --incremental run may not
+# change -j (each child would get other partitions, and a key's events would go to two).
+for i in $(seq 1 8); do echo "{\"k\":\"key$i\",\"n\":1}"; done > per-worker.ndjson
+rm -rf per-worker
+run_status ks split -q -k k -n 8 -j 2 --exec cat --exec-per worker -o per-worker \
+  per-worker.ndjson not-there.ndjson
+expect_eq "$STATUS" 1 "a per-worker run stopped by a missing input"
+run_status ks resume -q -j 1 per-worker
+expect_eq "$STATUS" 2 "resume of a per-worker run with another -j"
+expect_contains "$ERR" "so -j must stay 2" "resume of a per-worker run with another -j: why"
+rm -rf per-worker
+ks split -q --incremental -k k -n 8 -j 2 --exec cat --exec-per worker -o per-worker \
+  per-worker.ndjson
+for i in $(seq 1 8); do echo "{\"k\":\"key$i\",\"n\":2}"; done >> per-worker.ndjson
+run_status ks split -q --incremental -k k -n 8 -j 1 --exec cat --exec-per worker \
+  -o per-worker per-worker.ndjson
+expect_eq "$STATUS" 2 "an --incremental per-worker run with another -j"
+expect_contains "$ERR" "--threads 2 then, 1 now" "an --incremental per-worker run with another -j: why"
+ks split -q --incremental -k k -n 8 -j 2 --exec cat --exec-per worker -o per-worker \
+  per-worker.ndjson
+for i in $(seq 1 8); do
+  files=$(grep -l "\"key$i\"" per-worker/worker-* | wc -l)
+  expect_eq "$files" 1 "key$i's events all went to one worker's child"
+done
+pass "--exec-per worker: -j cannot change on resume or --incremental"
