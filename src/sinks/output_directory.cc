@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <optional>
@@ -152,6 +153,37 @@ Status check_inputs_are_not_outputs(const RunConfig& config) {
                            path, kExitUsage);
     }
   }
+  return {};
+}
+
+Status check_dead_letter_is_apart(const RunConfig& config) {
+  if (config.to_stdout || config.on_bad != BadLinePolicy::kDeadLetter ||
+      config.dead_letter_path.empty()) {
+    return {};
+  }
+  // Compared as paths (neither file may exist yet), with links in the existing part resolved;
+  // and as files, for a hard link.
+  std::error_code error;
+  const fs::path dead = fs::weakly_canonical(fs::absolute(config.dead_letter_path), error);
+  if (error) return {};  // its directory cannot be reached: opening it says so
+  const fs::path dir = fs::weakly_canonical(fs::absolute(config.output_dir), error);
+  if (error) return {};
+  const auto refuse = [&](const std::string& what) {
+    return Status::error("--dead-letter names " + what + "; name a file of its own",
+                         config.dead_letter_path, kExitUsage);
+  };
+  const auto dead_identity = identity_of(config.dead_letter_path);
+  for (const std::string& name : output_file_names(config)) {
+    const bool same_path = dead == dir / name;
+    const auto identity = identity_of(config.output_dir + "/" + name);
+    if (same_path || (identity && dead_identity && *identity == *dead_identity)) {
+      return refuse(name == kSummaryFileName ? "the run's summary file"
+                                             : "one of the run's own output files");
+    }
+  }
+  const fs::path state = dir / ".keyshard";
+  const auto [end, unused] = std::mismatch(state.begin(), state.end(), dead.begin(), dead.end());
+  if (end == state.end()) return refuse("a file of the run's checkpoint directory (.keyshard)");
   return {};
 }
 

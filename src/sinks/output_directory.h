@@ -30,6 +30,10 @@ std::vector<std::string> output_file_names(const RunConfig& config);
 /// one of the files it writes in DIR, or its dead-letter file.
 Status check_inputs_are_not_outputs(const RunConfig& config);
 
+/// Refuses (exit status 2) a --dead-letter file that is one of the files the run keeps in DIR:
+/// a partition or worker file, the summary, or anything under DIR/.keyshard.
+Status check_dead_letter_is_apart(const RunConfig& config);
+
 /// --force over an earlier run: removes the files of `earlier` (names within DIR, from its
 /// checkpoint) that this run does not write, so they are not taken for its output. Only plain
 /// names of regular files or symlinks are touched, never one of this run's inputs.

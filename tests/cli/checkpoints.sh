@@ -55,6 +55,24 @@ expect_eq "$(cat events.ndjson | wc -l)" "$(cat reference/part-* reference/dead-
   "the input is untouched"
 pass "--force removes the earlier run's partition files it does not write"
 
+# The dead-letter file may not be one of the files the run keeps in DIR.
+printf '{"k":"x"}\n{"k":"y"}\nnot json\n' > few.ndjson
+for dead in apart/part-00000.ndjson apart/../apart/keyshard-summary.json \
+  apart/.keyshard/checkpoint.json; do
+  rm -rf apart
+  run_status ks split -q -k k -n 2 --dead-letter "$dead" -o apart few.ndjson
+  expect_eq "$STATUS" 2 "--dead-letter $dead"
+  expect_contains "$ERR" "--dead-letter names" "--dead-letter $dead: why"
+done
+mkdir -p apart-link && ln -sfn "$PWD/apart-link" link-to-it
+run_status ks split -q -k k -n 2 --dead-letter link-to-it/part-00001.ndjson -o apart-link few.ndjson
+expect_eq "$STATUS" 2 "--dead-letter through a symlink to DIR"
+rm -rf apart
+ks split -q -k k -n 2 --dead-letter apart/bad.ndjson -o apart few.ndjson
+expect_eq "$(cat apart/part-* | wc -l) $(wc -l < apart/bad.ndjson)" "2 1" \
+  "a dead-letter file of its own inside DIR"
+pass "--dead-letter naming one of the run's own files is refused"
+
 # An interrupted run (its checkpoint made incomplete by hand, as a crash would leave it): the
 # half-way checkpoint of a tiny interval, then the run killed. Resume must check the inputs.
 make_interrupted() {  # DIR INPUT...
