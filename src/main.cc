@@ -1,6 +1,7 @@
 // keyshard's entry point: parse the command line, run the chosen command, and report. This is
 // the only place that prints an error and chooses the exit status.
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "cli/app.h"
 #include "cli/suggest.h"
+#include "util/files.h"
 
 namespace {
 
@@ -94,7 +96,14 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : keyshard::kExitUsage;
   }
 
-  const keyshard::Status status = line.run ? line.run() : keyshard::Status{};
+  keyshard::Status status = line.run ? line.run() : keyshard::Status{};
+  // A report that did not reach standard output is a failure; a reader that stopped early
+  // (`| head`) is not. errno still tells why the last write failed.
+  const bool unwritten = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (unwritten && errno != EPIPE && status.ok()) {
+    status = keyshard::Status::error("cannot write to standard output: " +
+                                     keyshard::errno_text(errno));
+  }
   if (status.ok() || status.quiet()) return status.exit_code();
   std::fprintf(stderr, "keyshard: %s\n", status.message().c_str());
   return status.exit_code();

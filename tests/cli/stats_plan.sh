@@ -88,3 +88,23 @@ PY
 done
 ks plan -k user_id --from 8 --to 9 events.ndjson > plan.txt
 expect_contains "$(cat plan.txt)" "Recommendation: jump" "the text report recommends jump"
+
+# A report that cannot be written is an error (exit 1, saying why); a reader that stops early
+# is not.
+ks split -q -k user_id -n 3 -o written events.ndjson
+for command in "stats -k user_id -n 3 events.ndjson" "stats --json -k user_id -n 3 events.ndjson" \
+  "plan -k user_id --from 3 --to 4 events.ndjson" "verify written" "which -n 3 some-key"; do
+  set +e
+  ks $command > /dev/full 2> full.err
+  STATUS=$?
+  set -e
+  ERR=$(cat full.err)
+  expect_eq "$STATUS" 1 "$command > /dev/full"
+  expect_contains "$ERR" "cannot write to standard output: No space left on device" \
+    "$command > /dev/full: why"
+done
+set +o pipefail
+ks stats -k user_id -n 3 --top 100 events.ndjson | head -n 1 > /dev/null
+expect_eq "${PIPESTATUS[0]}" 0 "stats | head"
+set -o pipefail
+pass "a report that cannot be written is an error"
