@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <map>
+#include <utility>
 
 #include "input/input_source.h"
 
@@ -35,6 +38,14 @@ std::string find_inode(const std::string& dir, uint64_t device, uint64_t inode) 
   return {};
 }
 
+using FileIdentity = std::pair<uint64_t, uint64_t>;  // device, inode
+
+std::optional<FileIdentity> identity_of(const std::string& path) {
+  struct stat info {};
+  if (path == "-" || ::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return FileIdentity{static_cast<uint64_t>(info.st_dev), static_cast<uint64_t>(info.st_ino)};
+}
+
 }  // namespace
 
 bool holds_position(const std::string& path, const InputPosition& position) {
@@ -51,6 +62,14 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
                                          const std::vector<std::string>& paths,
                                          const std::function<void(const std::string&)>& warn) {
   std::vector<InputStart> plan;
+  // A file is read once, whatever names it goes by ("app.log", "./app.log", a rotated name);
+  // a recorded position is taken up once.
+  std::map<FileIdentity, std::string> claimed;  // -> the name it is read under
+  std::vector<bool> taken(previous.inputs.size(), false);
+  auto claim = [&](const InputPosition& position) {
+    if (position.device != 0) claimed.emplace(FileIdentity{position.device, position.inode}, position.path);
+  };
+
   // A run that stopped half-way may have been finishing a rotated file, which is not among the
   // paths given: finish it first, if it is still the same file.
   if (!previous.complete) {
@@ -59,51 +78,97 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
       if (std::find(paths.begin(), paths.end(), position.path) == paths.end() &&
           holds_position(position.path, position)) {
         plan.push_back(InputStart{position, false});
+        taken[i] = true;
+        claim(position);
       }
     }
   }
   for (const std::string& path : paths) {
-    const InputPosition* recorded = nullptr;
-    for (const InputPosition& position : previous.inputs) {
-      if (position.path == path) recorded = &position;
+    const auto identity = identity_of(path);
+    if (const auto read = identity ? claimed.find(*identity) : claimed.end(); read != claimed.end()) {
+      if (read->second != path) warn(path + ": the same file as " + read->second + "; read once");
+      continue;
     }
+    // The position recorded under this name; else under another name of the same file.
+    std::optional<size_t> recorded;
+    for (size_t i = 0; i < previous.inputs.size(); ++i) {
+      if (!taken[i] && previous.inputs[i].path == path) recorded = i;
+    }
+    if (!recorded && identity) {
+      for (size_t i = 0; i < previous.inputs.size(); ++i) {
+        const InputPosition& position = previous.inputs[i];
+        if (!taken[i] && position.device != 0 &&
+            FileIdentity{position.device, position.inode} == *identity) {
+          recorded = i;
+        }
+      }
+    }
+    if (recorded) taken[*recorded] = true;
     InputStart fresh{InputPosition{path}, true};
-    struct stat info {};
-    if (::stat(path.c_str(), &info) != 0) {
+    if (!identity) {
       // Between a rotation's rename and the new file, say. Its position is kept for the next
       // run, which finds it again.
       warn(path + ": not found; skipped this time");
-      if (recorded != nullptr) {
-        InputStart kept{*recorded, true};
+      if (recorded) {
+        InputStart kept{previous.inputs[*recorded], true};
         kept.finished = true;
         plan.push_back(std::move(kept));
       }
       continue;
     }
-    if (recorded == nullptr) {
+    if (!recorded) {
       plan.push_back(fresh);
+      claimed.emplace(*identity, path);
       continue;
     }
-    const bool same_file = static_cast<uint64_t>(info.st_dev) == recorded->device &&
-                           static_cast<uint64_t>(info.st_ino) == recorded->inode;
-    if (same_file || recorded->device == 0) {
-      plan.push_back(InputStart{*recorded, true});
+    const InputPosition& position = previous.inputs[*recorded];
+    const bool same_file = FileIdentity{position.device, position.inode} == *identity;
+    if (same_file || position.device == 0) {
+      InputStart continued{position, true};
+      continued.position.path = path;  // as named this time
+      plan.push_back(std::move(continued));
+      claimed.emplace(*identity, path);
       continue;
     }
-    // Rotated: finish the old file first, if it can be found and is still the same file.
-    const std::string old_path =
-        find_inode(directory_of(path), recorded->device, recorded->inode);
-    if (!old_path.empty() && holds_position(old_path, *recorded)) {
-      InputPosition old = *recorded;
+    // Rotated: finish the old file first, if it can be found, is still the same file and is
+    // not read under a name of its own already.
+    const std::string old_path = find_inode(directory_of(path), position.device, position.inode);
+    if (claimed.contains({position.device, position.inode})) {
+      // read already in this run
+    } else if (!old_path.empty() && holds_position(old_path, position)) {
+      InputPosition old = position;
       old.path = old_path;
       plan.push_back(InputStart{old, false});
-    } else if (recorded->offset > 0) {
+      claim(old);
+    } else if (position.offset > 0) {
       warn(path + ": is a new file since the last run, and the file it replaced is not in the "
                   "same directory any more; lines appended to that file after the last run "
                   "(if any) are not read");
     }
     plan.push_back(fresh);
+    claimed.emplace(*identity, path);
   }
+
+  // The files of earlier runs not named this time keep their positions, for a later run that
+  // names them again; only while their name still leads to the same file.
+  std::vector<InputStart> carried;
+  for (size_t i = 0; i < previous.inputs.size(); ++i) {
+    const InputPosition& position = previous.inputs[i];
+    if (taken[i] || position.path == "-" || position.device == 0) continue;
+    const FileIdentity recorded{position.device, position.inode};
+    if (claimed.contains(recorded) || identity_of(position.path) != recorded) continue;
+    if (std::any_of(plan.begin(), plan.end(), [&](const InputStart& start) {
+          return start.position.path == position.path;
+        })) {
+      continue;
+    }
+    InputStart kept{position, true};
+    kept.finished = true;
+    kept.carried = true;
+    claimed.emplace(recorded, position.path);
+    carried.push_back(std::move(kept));
+  }
+  plan.insert(plan.begin(), carried.begin(), carried.end());
   return plan;
 }
 

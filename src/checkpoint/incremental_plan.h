@@ -2,7 +2,10 @@
 // before continues from its recorded offset (the reader checks its fingerprints and reads it
 // again from 0, with a warning, if it was truncated or rewritten); a file whose path now names
 // another inode was rotated, so the old inode, found again in the same directory by device,
-// inode and fingerprints, is finished first; a new file starts at 0.
+// inode and fingerprints, is finished first; a new file starts at 0. A file is known by device
+// and inode: another spelling of its path continues it, a file named twice is read once, and the
+// positions of files not named this time are carried over (first in the plan, marked `carried`
+// and finished) while their names still lead to the same files.
 #pragma once
 
 #include <functional>

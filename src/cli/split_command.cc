@@ -2,6 +2,7 @@
 // outputs, run the pipeline, report.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -175,6 +176,9 @@ Status run_split(const SplitOptions& given) {
   }
   config.inputs.clear();
   config.input_names.clear();
+  config.carried_inputs = static_cast<size_t>(
+      std::count_if(start.inputs.begin(), start.inputs.end(),
+                    [](const InputStart& input) { return input.carried; }));
   for (const InputStart& input : start.inputs) {
     config.inputs.push_back(input.position.path);
     config.input_names.push_back(input.position.path == "-" ? "<stdin>" : input.position.path);

@@ -21,6 +21,7 @@ struct InputStart {
   InputPosition position;
   bool restart_if_changed = false;  // --incremental: a changed input is read again from 0
   bool finished = false;  // resume: read to its end already; it is not opened again
+  bool carried = false;   // --incremental: not named this time; its position is only kept
 };
 
 class ChunkReader {

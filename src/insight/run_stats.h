@@ -48,6 +48,7 @@ struct RunStats {
   std::vector<uint64_t> partition_events;  // indexed by partition
   std::vector<uint64_t> partition_bytes;   // bytes written, before compression
   std::vector<std::string> inputs;
+  size_t first_shown_input = 0;  // inputs before it were only carried over (--incremental)
   double elapsed_seconds = 0;
   HeavyHitters heavy_hitters{kHeavyHitterCounters};
   std::vector<uint64_t> salted_events;     // per --salt entry

@@ -41,10 +41,10 @@ std::string input_name(const RunStats& stats, uint32_t input) {
 std::string format_summary_text(const RunStats& stats, const RunConfig& config) {
   std::string out;
   auto it = std::back_inserter(out);
+  const size_t inputs = stats.inputs.size() - std::min(stats.first_shown_input, stats.inputs.size());
   fmt::format_to(it, "keyshard: {} lines from {} input{} in {:.2f} s ({:.1f} MB/s)\n",
-                 with_commas(stats.lines_read), stats.inputs.size(),
-                 stats.inputs.size() == 1 ? "" : "s", stats.elapsed_seconds,
-                 megabytes_per_second(stats));
+                 with_commas(stats.lines_read), inputs, inputs == 1 ? "" : "s",
+                 stats.elapsed_seconds, megabytes_per_second(stats));
   fmt::format_to(it, "  written {}  dead-lettered {}  skipped {}\n",
                  with_commas(stats.events_written()), with_commas(stats.dead_lettered),
                  with_commas(stats.skipped));
@@ -111,8 +111,8 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
 std::string format_summary_json(const RunStats& stats, const RunConfig& config) {
   std::string out = "{\n  \"keyshard_version\": \"" KEYSHARD_VERSION "\",\n  \"inputs\": [";
   auto it = std::back_inserter(out);
-  for (size_t i = 0; i < stats.inputs.size(); ++i) {
-    out += i ? ", " : "";
+  for (size_t i = stats.first_shown_input; i < stats.inputs.size(); ++i) {
+    out += i > stats.first_shown_input ? ", " : "";
     append_json_string(out, stats.inputs[i]);
   }
   fmt::format_to(it, "],\n  \"hash\": \"{}\",\n  \"partitions\": {},\n", hash_name(config.hash),

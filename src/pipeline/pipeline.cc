@@ -273,7 +273,9 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   std::unique_ptr<ProgressLine> progress_line;
   if (config.progress) {
     progress_line =
-        std::make_unique<ProgressLine>(progress, known_input_size(config.inputs));
+        std::make_unique<ProgressLine>(progress, known_input_size(std::vector<std::string>(
+                                           config.inputs.begin() + static_cast<long>(config.carried_inputs),
+                                           config.inputs.end())));
   }
   for (unsigned w = 0; w < workers; ++w) {
     routers.push_back(std::make_unique<Router>(config, &progress));
@@ -404,6 +406,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   result.stats.stage_times.chunks = chunks;
   result.stats.bytes_read = bytes_before + reader.bytes_delivered();
   result.stats.inputs = config.input_names;
+  result.stats.first_shown_input = config.carried_inputs;
   result.stats.elapsed_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

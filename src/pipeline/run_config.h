@@ -19,6 +19,7 @@ struct RunConfig {
   // Input
   std::vector<std::string> inputs;       // paths in order; "-" is stdin
   std::vector<std::string> input_names;  // for messages: the path, or "<stdin>"
+  size_t carried_inputs = 0;  // the first ones are only carried over (--incremental): not read
   size_t chunk_size = 1 << 20;
   size_t max_line_size = 64u << 20;
 

@@ -160,3 +160,32 @@ for f in missing-ref/part-*.ndjson; do
   expect_same_file got.sorted want.sorted "a file missing for one run: every line once"
 done
 pass "a file missing for one run is skipped with a warning and continued later"
+
+# A file is known by what it is, not by how it is named: another spelling of its path, a file
+# left out of one run and named again later, the same file named twice. Each line once.
+rm -rf out
+mkdir -p named
+segment 0 > named/a.log
+segment 1 > named/b.log
+ks split -k user_id -n 8 -q --incremental -o out named/a.log named/b.log
+segment 2 >> named/a.log
+run_status ks split -k user_id -n 8 --incremental -o out ./named/../named/a.log
+expect_eq "$(summary_field out lines_read)" "$piece" "another spelling of a.log reads only what was appended"
+segment 3 >> named/b.log
+ks split -k user_id -n 8 -q --incremental -o out "$PWD/named/a.log"
+expect_eq "$(summary_field out lines_read)" 0 "b.log left out: a.log has nothing new"
+expect_eq "$(python3 -c 'import json; print(json.load(open("out/keyshard-summary.json"))["inputs"])')" \
+  "['$PWD/named/a.log']" "the summary names only the input given"
+segment 4 >> named/a.log
+run_status ks split -k user_id -n 8 --incremental -o out named/a.log named/b.log ./named/a.log
+expect_eq "$STATUS" 0 "a run naming a.log twice"
+expect_contains "$ERR" "./named/a.log: the same file as named/a.log; read once" "the second name is named"
+expect_eq "$(summary_field out lines_read)" "$((2 * piece))" "b.log continues where it was left; a.log is read once"
+{ segment 0; segment 1; segment 2; segment 3; segment 4; } > named-all.ndjson
+ks split -k user_id -n 8 -q -o named-ref named-all.ndjson
+for f in named-ref/part-*.ndjson; do
+  sort "$f" > want.sorted
+  sort "out/$(basename "$f")" > got.sorted
+  expect_same_file got.sorted want.sorted "files named in other ways: every line once"
+done
+pass "inputs are known by file, not by name: every line once"
