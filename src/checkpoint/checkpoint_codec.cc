@@ -158,7 +158,9 @@ std::string encode_checkpoint(const Checkpoint& c) {
                  "{{\n  \"format\": \"{}\",\n  \"version\": {},\n  \"keyshard_version\": \"{}\",\n"
                  "  \"complete\": {},\n  \"incremental\": {},\n  \"exec\": {},\n",
                  kFormat, c.version, KEYSHARD_VERSION, c.complete, c.incremental, c.exec);
-  out += "  \"options\": " + c.options + ",\n";
+  out += "  ";
+  append_json_bytes_member(out, "working_directory", c.working_directory, ": ");
+  out += ",\n  \"options\": " + c.options + ",\n";
   fmt::format_to(it, "  \"current\": {},\n  \"inputs\": [", c.current);
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const InputPosition& in = c.inputs[i];
@@ -266,6 +268,10 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
   c.complete = r.boolean(top, "complete");
   c.incremental = r.boolean(top, "incremental");
   c.exec = r.boolean(top, "exec");
+  // Optional: without it (an older checkpoint), resume stays where it is started.
+  if (r.ok() && (r.has(top, "working_directory") || r.has(top, "working_directory_base64"))) {
+    c.working_directory = r.bytes(top, "working_directory");
+  }
   if (r.ok()) {
     const dom::object options = r.object(r.member(top, "options"), "options");
     if (r.ok()) c.options = simdjson::minify(options);

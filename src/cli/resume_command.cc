@@ -4,6 +4,9 @@
 // stream), counters and salting go on, and the finished outputs are those of an uninterrupted
 // run. With --exec, events after the checkpoint are fed to the children again (at-least-once).
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "checkpoint/checkpoint_store.h"
 #include "cli/app.h"
@@ -11,6 +14,7 @@
 #include "cli/run_report.h"
 #include "cli/split_config.h"
 #include "sinks/output_directory.h"
+#include "util/files.h"
 #include "util/interrupt.h"
 
 namespace keyshard {
@@ -39,7 +43,7 @@ CLI::App* add_resume_command(CLI::App& app, ResumeOptions& o) {
 }
 
 Status run_resume(const ResumeOptions& o) {
-  const std::string dir = without_trailing_slashes(o.dir);
+  std::string dir = without_trailing_slashes(o.dir);
   Checkpoint checkpoint;
   if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
   // Read again under the lock: a run that held it may have moved the checkpoint on.
@@ -51,6 +55,21 @@ Status run_resume(const ResumeOptions& o) {
       std::fprintf(stderr, "keyshard: %s: the run is complete; nothing to resume\n", dir.c_str());
     }
     return {};
+  }
+
+  // The run goes on where it started, so that its relative paths (inputs, an --exec command)
+  // mean what they meant, wherever resume is started from.
+  std::error_code error;
+  const std::filesystem::path here = std::filesystem::current_path(error);
+  if (!checkpoint.working_directory.empty() && !error && here != checkpoint.working_directory) {
+    const std::string absolute_dir = std::filesystem::absolute(dir, error).string();
+    if (!error && ::chdir(checkpoint.working_directory.c_str()) == 0) {
+      dir = absolute_dir;
+    } else if (!error) {
+      print_warning("the run started in " + checkpoint.working_directory +
+                    ", which cannot be entered now (" + errno_text(errno) +
+                    "); its relative paths are taken from here");
+    }
   }
 
   SplitOptions options;

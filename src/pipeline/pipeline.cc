@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -226,6 +227,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     base.options = start->options;
     base.incremental = config.incremental;
     base.exec = config.exec();
+    std::error_code unknown;  // then resume stays where it is started
+    base.working_directory = std::filesystem::current_path(unknown).string();
     base.stats = RunStats(config.partitions);
     std::vector<std::string> sync_paths;
     if (config.commit_sync && !config.exec()) {

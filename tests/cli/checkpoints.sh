@@ -292,3 +292,17 @@ for f in exec-int-ref/part-*.ndjson; do
   expect_same_file got.sorted want.sorted "--exec after ^C and resume"
 done
 pass "^C during an --exec run: exit 130 with a checkpoint; resume completes"
+
+# resume goes on where the run started: its relative input paths work from anywhere.
+mkdir -p started-here && cd started-here
+printf '{"k":"a"}\n' > first.ndjson
+run_status ks split -q -k k -n 2 -o out first.ndjson second.ndjson
+expect_eq "$STATUS" 1 "a run stopped by a missing second input"
+printf '{"k":"b"}\n' > second.ndjson
+cd /
+run_status "$KEYSHARD" resume -q "$WORK/started-here/out"
+cd "$WORK"
+expect_eq "$STATUS" 0 "resume from another directory: $ERR"
+expect_eq "$(cat started-here/out/part-* | sort | tr -d '\n')" '{"k":"a"}{"k":"b"}' \
+  "resume from another directory reads the inputs where the run started"
+pass "resume works from any directory"

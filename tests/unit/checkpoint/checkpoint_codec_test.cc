@@ -19,6 +19,7 @@ Checkpoint sample() {
   c.options = R"({"partitions":3,"key":["user_id"],"name":"p-{partition}"})";
   c.complete = false;
   c.incremental = true;
+  c.working_directory = std::string("/srv/jobs \xff", 11);
   c.inputs.push_back(InputPosition{"logs/a.ndjson", 2049, 123456, 99999, false, 4096, 17,
                                    0x0123456789abcdefull, 0xfedcba9876543210ull});
   c.inputs.push_back(InputPosition{std::string("odd\xff name.zst", 13), 0, 0, 0, true, 0, 0,
@@ -73,6 +74,7 @@ TEST_CASE("a checkpoint survives its text form exactly") {
   CHECK(decoded.dead_letter->file == "out/dead-letter.ndjson");
   CHECK(decoded.incremental);
   CHECK_FALSE(decoded.complete);
+  CHECK(decoded.working_directory == original.working_directory);  // not UTF-8: base64
   CHECK(decoded.stats.heavy_hitters.total() == 30);
   const auto top = decoded.stats.heavy_hitters.top(10);
   REQUIRE(top.size() == 3);
