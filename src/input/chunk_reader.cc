@@ -3,6 +3,8 @@
 // producer upstream never stalls on keyshard.
 #include "input/chunk_reader.h"
 
+#include "input/line_index.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -153,8 +155,13 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
 
     const char* last_newline =
         static_cast<const char*>(memrchr(chunk.data.get(), '\n', chunk.size));
+    // Lines left over from the last chunk (cut at max_lines_) may make a chunk on their own.
+    const bool enough = last_newline && (chunk.size >= chunk_size_ ||
+                                         end_of_lines(chunk.data.get(), chunk.size, max_lines_) <
+                                             chunk.size);
     Status read_status;
     for (;;) {
+      if (source_done_ || enough) break;  // (source_done_: the input is at its end already)
       if (chunk.size == chunk.capacity) {
         if (last_newline) break;
         if (chunk.capacity >= line_limit) {
@@ -195,6 +202,12 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       chunk.size = static_cast<size_t>(last_newline - chunk.data.get()) + 1;
       chunk.final_fragment = false;
       source_.reset();
+    } else if (const size_t cut = end_of_lines(chunk.data.get(), chunk.size, max_lines_);
+               source_done_ && cut < chunk.size) {
+      // At the end of the input, but too many lines for one chunk: the rest comes next.
+      carry_.assign(chunk.data.get() + cut, chunk.size - cut);
+      chunk.size = cut;
+      chunk.final_fragment = false;
     } else if (source_done_) {
       source_.reset();
       // (Only files that may still grow: not a rotated file being finished.)
@@ -206,7 +219,7 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (chunk.size == 0) continue;  // an empty input, or one that ended on a chunk boundary
       chunk.final_fragment = chunk.data[chunk.size - 1] != '\n';
     } else {
-      const size_t keep = static_cast<size_t>(last_newline - chunk.data.get()) + 1;
+      const size_t keep = std::min(static_cast<size_t>(last_newline - chunk.data.get()) + 1, cut);
       carry_.assign(chunk.data.get() + keep, chunk.size - keep);
       chunk.size = keep;
       chunk.final_fragment = false;

@@ -2,6 +2,7 @@
 // two chunks; a line longer than a chunk grows that chunk, up to the --max-line-size limit.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -72,6 +73,9 @@ class ChunkReader {
   size_t next_path_ = 0;
   size_t chunk_size_;
   size_t max_line_size_;
+  // The most lines in a chunk: every line costs a few words in each chunk's routing tables, so
+  // a chunk of very short lines (or empty ones) is cut shorter, which bounds memory.
+  size_t max_lines_ = std::max<size_t>(4096, chunk_size_ / 16);
   std::unique_ptr<InputSource> source_;
   uint32_t input_index_ = 0;
   uint64_t input_offset_ = 0;  // offset of the next byte handed out in a chunk

@@ -56,4 +56,35 @@ void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts) {
   starts.resize(count);
 }
 
+size_t end_of_lines(const char* data, size_t size, size_t lines) {
+  if (lines == 0) return 0;
+  size_t i = 0;
+  size_t seen = 0;
+#if defined(__AVX2__)
+  const __m256i newline = _mm256_set1_epi8('\n');
+  for (; i + 64 <= size; i += 64) {
+    const auto* block = reinterpret_cast<const __m256i*>(data + i);
+    const auto low = static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(block), newline)));
+    const auto high = static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(block + 1), newline)));
+    uint64_t mask = (uint64_t{high} << 32) | low;
+    const auto here = static_cast<size_t>(__builtin_popcountll(mask));
+    if (seen + here < lines) {
+      seen += here;
+      continue;
+    }
+    for (; seen + 1 < lines; ++seen) mask &= mask - 1;  // drop the newlines before the one
+    return i + static_cast<size_t>(__builtin_ctzll(mask)) + 1;
+  }
+#endif
+  while (i < size) {
+    const void* found = std::memchr(data + i, '\n', size - i);
+    if (found == nullptr) break;
+    i = static_cast<size_t>(static_cast<const char*>(found) - data) + 1;
+    if (++seen == lines) return i;
+  }
+  return size;
+}
+
 }  // namespace keyshard

@@ -14,4 +14,7 @@ namespace keyshard {
 /// `starts` is just {0}.
 void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts);
 
+/// The offset just after the `lines`-th '\n' in data[0, size), or `size` when there are fewer.
+size_t end_of_lines(const char* data, size_t size, size_t lines);
+
 }  // namespace keyshard

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -299,6 +300,32 @@ TEST_CASE("chunks stay near the chunk size and hold whole lines") {
     for (size_t i = 0; i + 1 < reading.chunks.size(); ++i) {
       CHECK(reading.chunks[i].text.size() + 5001 > chunk_size / 2);
     }
+  }
+}
+
+TEST_CASE("a chunk holds at most max(4096, chunk size / 16) lines, and short lines stay whole") {
+  // Empty and one-byte lines would otherwise put a million lines (and their routing tables) in
+  // one chunk; the lines left over come in the next chunks, before more is read.
+  const TempDir dir;
+  std::string empty_lines(300000, '\n');
+  std::string mixed;
+  for (size_t i = 0; i < 200000; ++i) mixed += i % 1000 == 999 ? "a long line that ends it\n" : "x\n";
+  mixed += "no newline at the end";
+  const std::string empty_path = dir.write("empty", empty_lines);
+  const std::string mixed_path = dir.write("mixed", mixed);
+  for (const size_t chunk_size : {size_t{4096}, size_t{65536}, size_t{1} << 20}) {
+    CAPTURE(chunk_size);
+    const size_t most = std::max<size_t>(4096, chunk_size / 16);
+    const Reading reading = read_all({empty_path, mixed_path, empty_path}, chunk_size);
+    check_reading(reading, {empty_lines, mixed, empty_lines});
+    size_t largest_capacity = 0;
+    for (const auto& chunk : reading.chunks) {
+      CHECK(static_cast<size_t>(std::count(chunk.text.begin(), chunk.text.end(), '\n')) <= most);
+      largest_capacity = std::max(largest_capacity, chunk.capacity);
+    }
+    // The leftover lines do not pile up: a chunk grows at most to where it goes back to the
+    // usual size (see "a chunk that grew for a long line goes back to the usual size").
+    CHECK(largest_capacity <= 4 * chunk_size + chunk_size / 2 + 64);
   }
 }
 

@@ -53,3 +53,33 @@ TEST_CASE("index_lines agrees with a byte-by-byte scan on every size and newline
     }
   }
 }
+
+TEST_CASE("end_of_lines stops just after the n-th newline, on every size and newline density") {
+  uint64_t state = 777;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  CHECK(keyshard::end_of_lines("a\nb\n", 4, 0) == 0);
+  CHECK(keyshard::end_of_lines("a\nb\n", 4, 1) == 2);
+  CHECK(keyshard::end_of_lines("a\nb\n", 4, 2) == 4);
+  CHECK(keyshard::end_of_lines("a\nb\n", 4, 3) == 4);
+  CHECK(keyshard::end_of_lines("a\nb", 3, 2) == 3);
+  for (size_t size : {0, 1, 63, 64, 65, 127, 128, 129, 200, 4096, 100001}) {
+    for (uint32_t density : {1u, 2u, 3u, 17u, 64u, 1000u}) {
+      std::string text(size, 'x');
+      for (char& c : text) c = next() % density == 0 ? '\n' : 'a';
+      std::vector<size_t> ends;  // the reference: just after each newline
+      for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\n') ends.push_back(i + 1);
+      }
+      CAPTURE(size);
+      CAPTURE(density);
+      for (size_t lines = 1; lines <= ends.size() + 2; lines += 1 + lines / 8) {
+        CAPTURE(lines);
+        const size_t want = lines <= ends.size() ? ends[lines - 1] : size;
+        CHECK(keyshard::end_of_lines(text.data(), text.size(), lines) == want);
+      }
+    }
+  }
+}
