@@ -75,6 +75,29 @@ std::string show(const SplitOptions& options, const Field& field) {
       field);
 }
 
+// A value as a JSON string, or {"base64": ...} when it is not UTF-8 (a file name, say): a
+// resumed run gets back exactly the bytes it was given.
+void append_value(std::string& out, const std::string& value) {
+  if (is_valid_utf8(value)) {
+    append_json_string(out, value);
+    return;
+  }
+  out += "{\"base64\":\"";
+  append_base64(out, value);
+  out += "\"}";
+}
+
+bool read_value(simdjson::dom::element value, std::string& out) {
+  std::string_view text;
+  if (value.get(text) == simdjson::SUCCESS) {
+    out = std::string(text);
+    return true;
+  }
+  simdjson::dom::object object;
+  return value.get(object) == simdjson::SUCCESS && object.size() == 1 &&
+         object.at_key("base64").get(text) == simdjson::SUCCESS && decode_base64(text, out);
+}
+
 }  // namespace
 
 std::string record_options(const SplitOptions& options) {
@@ -90,14 +113,14 @@ std::string record_options(const SplitOptions& options) {
           const auto& value = options.*member;
           using T = std::decay_t<decltype(value)>;
           if constexpr (std::is_same_v<T, std::string>) {
-            append_json_string(out, value);
+            append_value(out, value);
           } else if constexpr (std::is_same_v<T, bool>) {
             out += value ? "true" : "false";
           } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
             out += "[";
             for (size_t i = 0; i < value.size(); ++i) {
               if (i > 0) out += ",";
-              append_json_string(out, value[i]);
+              append_value(out, value[i]);
             }
             out += "]";
           } else {
@@ -129,9 +152,7 @@ Status restore_options(std::string_view json, const std::string& where, SplitOpt
           auto& target = options.*member;
           using T = std::decay_t<decltype(target)>;
           if constexpr (std::is_same_v<T, std::string>) {
-            std::string_view text;
-            if (value.get(text) != simdjson::SUCCESS) return false;
-            target = std::string(text);
+            return read_value(value, target);
           } else if constexpr (std::is_same_v<T, bool>) {
             return value.get(target) == simdjson::SUCCESS;
           } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
@@ -139,9 +160,7 @@ Status restore_options(std::string_view json, const std::string& where, SplitOpt
             if (value.get(items) != simdjson::SUCCESS) return false;
             target.clear();
             for (simdjson::dom::element item : items) {
-              std::string_view text;
-              if (item.get(text) != simdjson::SUCCESS) return false;
-              target.emplace_back(text);
+              if (!read_value(item, target.emplace_back())) return false;
             }
           } else {
             uint64_t number = 0;

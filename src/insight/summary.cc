@@ -113,7 +113,7 @@ std::string format_summary_json(const RunStats& stats, const RunConfig& config) 
   auto it = std::back_inserter(out);
   for (size_t i = stats.first_shown_input; i < stats.inputs.size(); ++i) {
     out += i > stats.first_shown_input ? ", " : "";
-    append_json_string(out, stats.inputs[i]);
+    append_json_text(out, stats.inputs[i]);
   }
   fmt::format_to(it, "],\n  \"hash\": \"{}\",\n  \"partitions\": {},\n", hash_name(config.hash),
                  config.partitions);
@@ -144,8 +144,8 @@ std::string format_summary_json(const RunStats& stats, const RunConfig& config) 
   out += top.empty() ? "],\n" : "\n  ],\n";
   out += "  \"salted\": [";
   for (size_t i = 0; i < stats.salted_events.size() && i < config.salts.size(); ++i) {
-    out += i ? ",\n    {\"key\": " : "\n    {\"key\": ";
-    append_json_string(out, config.salts[i].first);
+    out += i ? ",\n    {" : "\n    {";
+    append_json_bytes_member(out, "key", config.salts[i].first, ": ");
     fmt::format_to(it, ", \"sub_keys\": {}, \"events\": {}}}", config.salts[i].second,
                    stats.salted_events[i]);
   }
@@ -153,10 +153,10 @@ std::string format_summary_json(const RunStats& stats, const RunConfig& config) 
   out += "  \"hot_keys_salted\": [";
   for (size_t i = 0; i < stats.hot_key_decisions.size(); ++i) {
     const HotKeyDecision& decision = stats.hot_key_decisions[i];
-    out += i ? ",\n    {\"key\": " : "\n    {\"key\": ";
-    append_json_string(out, decision.key);
+    out += i ? ",\n    {" : "\n    {";
+    append_json_bytes_member(out, "key", decision.key, ": ");
     out += ", \"input\": ";
-    append_json_string(out, input_name(stats, decision.input));
+    append_json_text(out, input_name(stats, decision.input));
     fmt::format_to(it, ", \"offset\": {}, \"sub_keys\": {}, \"events\": {}}}", decision.offset,
                    decision.sub_keys, decision.events);
   }

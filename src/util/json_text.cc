@@ -32,6 +32,26 @@ bool is_valid_utf8(std::string_view text) {
   return simdjson::validate_utf8(text.data(), text.size());
 }
 
+void append_json_text(std::string& out, std::string_view text) {
+  if (is_valid_utf8(text)) {
+    append_json_string(out, text);
+    return;
+  }
+  std::string clean;
+  for (size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const size_t length = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+    if (i + length <= text.size() && is_valid_utf8(text.substr(i, length))) {
+      clean += text.substr(i, length);
+      i += length;
+    } else {
+      clean += "\xef\xbf\xbd";  // U+FFFD
+      ++i;
+    }
+  }
+  append_json_string(out, clean);
+}
+
 void append_json_bytes_member(std::string& out, std::string_view name, std::string_view bytes,
                               std::string_view colon) {
   out += '"';

@@ -11,6 +11,10 @@ namespace keyshard {
 /// text must be valid UTF-8 for the result to be valid JSON (see is_valid_utf8).
 void append_json_string(std::string& out, std::string_view text);
 
+/// Appends `text` as a quoted JSON string that is always valid JSON, for names shown to people
+/// (an input's path, say): a byte that is not part of valid UTF-8 becomes U+FFFD.
+void append_json_text(std::string& out, std::string_view text);
+
 /// True when `text` is well-formed UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).
 bool is_valid_utf8(std::string_view text);
 

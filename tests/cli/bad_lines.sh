@@ -48,3 +48,23 @@ expect_eq "$(echo "$ERR" | grep -c '"reason"')" 3 "dead letters on stderr"
 ks split -k id -n 2 -o - -q --dead-letter dead.ndjson in.ndjson > /dev/null
 expect_eq "$(wc -l < dead.ndjson)" 3 "--dead-letter FILE"
 pass "dead letters with -o -"
+
+# An input whose name is not UTF-8: the summary and the dead letters stay valid JSON, and the
+# dead letter gives the name exactly (base64). A --name that is not UTF-8 is recorded exactly, so
+# a later --incremental run writes on into the same files.
+name=$(printf 'in\xff.ndjson')
+printf '{"k":"x"}\nnot json\n' > "$name"
+rm -rf latin
+ks split -q -k k -n 2 --name "$(printf 'p\xe9-{partition}.ndjson')" -o latin --incremental "$name"
+python3 - <<'PY' || fail "a name that is not UTF-8 in the summary and the dead letters"
+import base64, json
+json.load(open("latin/keyshard-summary.json", "rb"))
+letter = json.loads(open("latin/dead-letter.ndjson", "rb").readline())
+assert base64.b64decode(letter["source_base64"]) == b"in\xff.ndjson", letter
+PY
+printf '{"k":"y"}\n' >> "$name"
+ks split -q -k k -n 2 --name "$(printf 'p\xe9-{partition}.ndjson')" -o latin --incremental "$name"
+expect_eq "$(cat latin/p*-*.ndjson | sort | tr -d '\n')" '{"k":"x"}{"k":"y"}' \
+  "the second --incremental run writes on into the files named with Latin-1 bytes"
+expect_eq "$(ls latin | wc -l)" 4 "two partition files, the dead letters and the summary"
+pass "names that are not UTF-8: valid JSON, exact bytes"

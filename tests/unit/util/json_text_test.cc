@@ -157,6 +157,26 @@ TEST_CASE("append_json_string never loses a byte: every single byte round-trips"
   CHECK(decoded == all);
 }
 
+TEST_CASE("append_json_text keeps valid UTF-8 and turns every other byte into U+FFFD") {
+  auto text = [](std::string_view bytes) {
+    std::string out;
+    append_json_text(out, bytes);
+    return out;
+  };
+  CHECK(text("é 😀 名") == "\"é 😀 名\"");
+  CHECK(text("bad\xff.ndjson") == "\"bad\xef\xbf\xbd.ndjson\"");
+  CHECK(text("\xc3") == "\"\xef\xbf\xbd\"");                       // cut short
+  CHECK(text("\xc0\xaf") == "\"\xef\xbf\xbd\xef\xbf\xbd\"");   // overlong
+  CHECK(text("a\xed\xa0\x80\n") == "\"a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\\n\"");
+  CHECK(text("\xe9t\xc3\xa9") == "\"\xef\xbf\xbdt\xc3\xa9\"");  // Latin-1, then UTF-8
+  // Whatever the bytes, the result is valid UTF-8 (so valid JSON text).
+  for (int byte = 0; byte < 256; ++byte) {
+    const std::string bytes{'x', static_cast<char>(byte), static_cast<char>(byte ^ 0x40), 'y'};
+    CAPTURE(byte);
+    CHECK(is_valid_utf8(text(bytes)));
+  }
+}
+
 TEST_CASE("is_valid_utf8 accepts well-formed UTF-8") {
   CHECK(is_valid_utf8(""));
   CHECK(is_valid_utf8("plain ascii"));
