@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <thread>
+#include <unordered_map>
 
 #include "sinks/output_directory.h"
 
@@ -55,19 +56,39 @@ Status parse_keys(const SplitOptions& options, KeySpec& keys) {
 }
 
 Status parse_name_template(const std::string& name, RunConfig& config) {
+  auto invalid = [&](const std::string& why) {
+    return usage("invalid --name \"" + name + "\": " + why);
+  };
   std::string first, second;
   try {
     first = partition_file_name(config, 0);
     second = partition_file_name(config, 1);
   } catch (const fmt::format_error& error) {
-    return usage("invalid --name \"" + name + "\": " + error.what() +
-                 " (use {partition}, e.g. part-{partition:05}.ndjson)");
+    return invalid(std::string(error.what()) +
+                   " (use {partition}, e.g. part-{partition:05}.ndjson)");
   }
-  if (first == second) {
-    return usage("invalid --name \"" + name + "\": it must contain {partition}");
-  }
-  if (first.find('/') != std::string::npos) {
-    return usage("invalid --name \"" + name + "\": it names a file, without '/'");
+  if (first == second) return invalid("it must contain {partition}");
+  if (config.to_stdout) return {};
+  // Every partition's name, as the files will be named (up to a million partitions: more cannot
+  // be open at once anyway).
+  std::unordered_map<std::string, uint32_t> seen;
+  const uint32_t named = std::min<uint32_t>(config.partitions, 1u << 20);
+  for (uint32_t p = 0; p < named; ++p) {
+    std::string file = partition_file_name(config, p);
+    if (file.find('/') != std::string::npos) return invalid("it names a file, without '/'");
+    if (file.find('\0') != std::string::npos) {
+      return invalid(fmt::format("partition {}'s name would hold a NUL byte", p));
+    }
+    if (file == "." || file == ".." || file == ".keyshard" || file == kSummaryFileName ||
+        file == "dead-letter.ndjson") {
+      return invalid(fmt::format("partition {} would be named \"{}\", a name keyshard keeps "
+                                 "for itself", p, file));
+    }
+    const auto [at, fresh] = seen.emplace(std::move(file), p);
+    if (!fresh) {
+      return invalid(fmt::format("partitions {} and {} would both be named \"{}\"", at->second,
+                                 p, at->first));
+    }
   }
   return {};
 }

@@ -24,6 +24,12 @@ run_status ks split -k id -n 2 --compress gzip -o out in.ndjson
 expect_eq "$STATUS" 2 "bad --compress"
 run_status ks split -k id -n 2 --name fixed.ndjson -o out in.ndjson
 expect_eq "$STATUS" 2 "--name without {partition}"
+# Every partition's name is checked before anything is written, not only the first two.
+rm -rf out
+run_status ks split -k id -n 64 --name 'p{partition:c}' -o out in.ndjson
+expect_eq "$STATUS" 2 "--name that gives a partition a NUL byte"
+expect_contains "$ERR" "partition 0's name would hold a NUL byte" "--name with a NUL: which partition"
+[ ! -e out ] || [ -z "$(ls -A out)" ] || fail "a refused --name wrote files"
 run_status ks split -k id -n 2 --missing-key partition:2 -o out in.ndjson
 expect_eq "$STATUS" 2 "--missing-key out of range"
 run_status ks split -k id -n 2 -o out missing.ndjson
