@@ -195,8 +195,14 @@ void HeavyHitters::merge(const HeavyHitters& other) {
 
 std::string HeavyHitters::display(const Entry& entry) {
   std::string text;
-  if (is_valid_utf8(entry.key)) {
-    append_json_string(text, entry.key);
+  std::string_view key = entry.key;
+  // A cut key may end inside a character: it is shown as text up to the last whole one.
+  for (size_t drop = 1; entry.truncated && drop <= 3 && drop < entry.key.size(); ++drop) {
+    if (is_valid_utf8(key)) break;
+    key = std::string_view(entry.key).substr(0, entry.key.size() - drop);
+  }
+  if (is_valid_utf8(key)) {
+    append_json_string(text, key);
   } else {
     text = "base64:";
     append_base64(text, entry.key);

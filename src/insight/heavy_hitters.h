@@ -1,7 +1,7 @@
 // The heaviest keys of a run, in bounded memory: the Misra-Gries summary (1982) with m counters.
 // Every key whose true count exceeds N/(m+1) (N = events seen) is in the summary, and each
 // reported count is at most N/(m+1) below the true one. A key is identified by a 64-bit hash of
-// its bytes; the first 64 bytes are kept for the report. Each router keeps its own summary;
+// its bytes; the first 256 bytes are kept for the report. Each router keeps its own summary;
 // summaries merge (Agarwal et al. 2012) with the same bound over the merged N.
 #pragma once
 
@@ -18,7 +18,7 @@ inline constexpr size_t kHeavyHitterCounters = 256;
 
 class HeavyHitters {
  public:
-  static constexpr size_t kKeyBytes = 64;  // bytes of each key kept for the report
+  static constexpr size_t kKeyBytes = 256;  // bytes of each key kept for the report
 
   explicit HeavyHitters(size_t counters = 1024);
 

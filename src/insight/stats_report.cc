@@ -9,13 +9,18 @@
 #include "util/json_text.h"
 
 namespace keyshard {
-double skew_if_salted(const RunStats& stats, const RunConfig& config, size_t top,
-                      uint32_t sub_keys) {
+SaltedSkew skew_if_salted(const RunStats& stats, const RunConfig& config, size_t top,
+                          uint32_t sub_keys) {
   std::vector<uint64_t> loads = stats.partition_events;
   const Partitioner partitioner(config.hash, config.partitions);
   std::string sub_key;
+  SaltedSkew result{0, 0};
   for (const auto& entry : stats.heavy_hitters.top(top)) {
-    if (entry.truncated) continue;  // only its first bytes are known: its partition is not
+    if (entry.truncated) {  // only its first bytes are known: its partition is not
+      ++result.left_out;
+      continue;
+    }
+    ++result.keys;
     uint64_t& home = loads[partitioner.partition_of(entry.key)];
     const uint64_t moved = std::min(entry.count, home);
     home -= moved;
@@ -24,7 +29,8 @@ double skew_if_salted(const RunStats& stats, const RunConfig& config, size_t top
       loads[partitioner.partition_of(sub_key)] += moved / sub_keys + (i < moved % sub_keys);
     }
   }
-  return load_skew(loads);
+  result.skew = load_skew(loads);
+  return result;
 }
 
 std::string format_stats_text(const RunStats& stats, const RunConfig& config,
@@ -75,11 +81,16 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
                                      : std::to_string(partitioner.partition_of(entry.key)),
                      HeavyHitters::display(entry));
     }
+    const SaltedSkew salted = skew_if_salted(stats, config, request.top, request.sub_keys);
     fmt::format_to(it,
                    "\nwhat if: salting these {} keys over {} sub-keys each would make the skew "
-                   "{:.2f} (now {:.2f})\n",
-                   top.size(), request.sub_keys,
-                   skew_if_salted(stats, config, request.top, request.sub_keys), stats.skew());
+                   "{:.2f} (now {:.2f})",
+                   salted.keys, request.sub_keys, salted.skew, stats.skew());
+    if (salted.left_out > 0) {
+      fmt::format_to(it, "; {} key{} longer than {} bytes left out", salted.left_out,
+                     salted.left_out == 1 ? "" : "s", HeavyHitters::kKeyBytes);
+    }
+    out += '\n';
   }
   return out;
 }
@@ -116,11 +127,15 @@ std::string format_stats_json(const RunStats& stats, const RunConfig& config,
     fmt::format_to(it, ", \"truncated\": {}, \"events\": {}, \"share\": {:.6f}, \"partition\": {}}}",
                    top[i].truncated, top[i].count,
                    share_of(top[i].count, stats.events_written()),
-                   top[i].truncated ? -1 : static_cast<int64_t>(partitioner.partition_of(top[i].key)));
+                   top[i].truncated ? std::string("null")
+                                    : std::to_string(partitioner.partition_of(top[i].key)));
   }
-  fmt::format_to(it, "{}],\n  \"what_if_salted\": {{\"keys\": {}, \"sub_keys\": {}, \"skew\": {:.4f}}}\n}}\n",
-                 top.empty() ? "" : "\n  ", top.size(), request.sub_keys,
-                 skew_if_salted(stats, config, request.top, request.sub_keys));
+  const SaltedSkew salted = skew_if_salted(stats, config, request.top, request.sub_keys);
+  fmt::format_to(it,
+                 "{}],\n  \"what_if_salted\": {{\"keys\": {}, \"keys_left_out\": {}, "
+                 "\"sub_keys\": {}, \"skew\": {:.4f}}}\n}}\n",
+                 top.empty() ? "" : "\n  ", salted.keys, salted.left_out, request.sub_keys,
+                 salted.skew);
   return out;
 }
 

@@ -16,10 +16,16 @@ struct StatsRequest {
   bool histogram = false;   // draw bars (on a terminal)
 };
 
+struct SaltedSkew {
+  double skew;          // max/mean events
+  size_t keys;          // keys salted in the estimate
+  size_t left_out = 0;  // keys cut in the summary: their sub-keys' partitions are not known
+};
+
 /// The skew (max/mean events) if each of the `top` heaviest keys were salted over `sub_keys`
 /// sub-keys (see salted_key()), their events spread evenly.
-double skew_if_salted(const RunStats& stats, const RunConfig& config, size_t top,
-                      uint32_t sub_keys);
+SaltedSkew skew_if_salted(const RunStats& stats, const RunConfig& config, size_t top,
+                          uint32_t sub_keys);
 
 std::string format_stats_text(const RunStats& stats, const RunConfig& config,
                               const StatsRequest& request);

@@ -89,6 +89,29 @@ done
 ks plan -k user_id --from 8 --to 9 events.ndjson > plan.txt
 expect_contains "$(cat plan.txt)" "Recommendation: jump" "the text report recommends jump"
 
+# A hot key longer than the 256 bytes the summary keeps: listed (cut), its partition unknown,
+# and left out of the what-if, which says so.
+python3 - > long-keys.ndjson <<'PY'
+import json
+long_key = "k" * 300
+for i in range(3000):
+    print(json.dumps({"id": long_key if i % 3 == 0 else f"user_{i}"}))
+PY
+ks stats -k id -n 4 --top 3 long-keys.ndjson > long.txt
+expect_contains "$(cat long.txt)" "1 key longer than 256 bytes left out" "the what-if says what it left out"
+expect_contains "$(cat long.txt)" '         ?  "kkkk' "a cut key's partition is shown as ?"
+ks stats -k id -n 4 --top 3 --json long-keys.ndjson > long.json
+python3 - long.json <<'PY' || fail "stats --json with a key over 256 bytes"
+import json, sys
+report = json.load(open(sys.argv[1]))
+first = report["top_keys"][0]
+assert first["truncated"] and first["partition"] is None, first
+assert 1000 - report["top_keys_error_bound"] <= first["events"] <= 1000, first
+assert first["key"] == "k" * 256, len(first["key"])
+assert report["what_if_salted"]["keys"] == 2 and report["what_if_salted"]["keys_left_out"] == 1
+PY
+pass "stats: keys over 256 bytes are cut, their partition unknown, left out of the what-if"
+
 # A report that cannot be written is an error (exit 1, saying why); a reader that stops early
 # is not.
 ks split -q -k user_id -n 3 -o written events.ndjson

@@ -44,8 +44,8 @@ Checkpoint sample() {
   c.salt.automatic_dealt = {11};
   c.salt.shares = {{1, 5}, {UINT64_MAX, 9}};
   c.salt.shares_total = 40;
-  // The heaviest keys, with a key that is not UTF-8 and one cut to its first 64 bytes.
-  const std::string long_key(100, 'k');
+  // The heaviest keys, with a key that is not UTF-8 and one cut to its first 256 bytes.
+  const std::string long_key(300, 'k');
   c.stats.heavy_hitters.add("user_1", HeavyHitters::key_hash("user_1"), 20);
   c.stats.heavy_hitters.add("\xff\xfe", HeavyHitters::key_hash("\xff\xfe"), 7);
   c.stats.heavy_hitters.add(long_key, HeavyHitters::key_hash(long_key), 3);
@@ -84,7 +84,7 @@ TEST_CASE("a checkpoint survives its text form exactly") {
   CHECK(top[2].key == std::string(HeavyHitters::kKeyBytes, 'k'));
   CHECK(top[2].truncated);
   // The restored summary goes on counting the same keys, long ones included.
-  const std::string long_key(100, 'k');
+  const std::string long_key(300, 'k');
   decoded.stats.heavy_hitters.add(long_key, HeavyHitters::key_hash(long_key), 30);
   CHECK(decoded.stats.heavy_hitters.top(1)[0].count == 33);
 }
@@ -200,7 +200,7 @@ TEST_CASE("an edited checkpoint with a valid checksum but a missing or ill-typed
       {R"("heavy_hitters": {"total":30,"keys":[)", "]},", R"("heavy_hitters": {"total":30},)"},
       {R"("count":20)", "", R"("count":0)"},
       {R"("count":20)", "", R"("count":31)"},
-      {R"("length":100)", "", R"("length":63)"},
+      {R"("length":300)", "", R"("length":255)"},
       {R"("length":6,)", "", R"("length":60,)"},
       {R"("length":6,"key":"user_1")", "", R"("length":6,"key":7)"},
   };

@@ -178,13 +178,33 @@ TEST_CASE("memory stays fixed with 10 million distinct keys") {
 
 TEST_CASE("long keys are reported cut, and marked") {
   HeavyHitters summary(4);
-  const std::string longer(100, 'x');
+  const std::string longer(300, 'x');
   summary.add(longer, HeavyHitters::key_hash(longer), 5);
   const auto top = summary.top(1);
   REQUIRE(top.size() == 1);
   CHECK(top[0].key == std::string(HeavyHitters::kKeyBytes, 'x'));
   CHECK(top[0].truncated);
   CHECK(top[0].count == 5);
+}
+
+TEST_CASE("a key cut inside a character is shown as text up to the last whole one") {
+  HeavyHitters summary(4);
+  std::string key = "a";
+  for (int i = 0; i < 200; ++i) key += "\xc3\xa9";  // é: the cut at 256 bytes splits one
+  summary.add(key, HeavyHitters::key_hash(key), 5);
+  const auto top = summary.top(1);
+  REQUIRE(top.size() == 1);
+  CHECK(top[0].truncated);
+  const std::string shown = HeavyHitters::display(top[0]);
+  std::string want = "\"";
+  want.append(key, 0, 255);
+  want += "\"...";
+  CHECK(shown == want);
+  // A key that is not UTF-8 at all is still shown in base64.
+  HeavyHitters other(4);
+  const std::string binary(300, '\xff');
+  other.add(binary, HeavyHitters::key_hash(binary), 5);
+  CHECK(HeavyHitters::display(other.top(1)[0]).starts_with("base64:"));
 }
 
 }  // namespace keyshard
