@@ -40,7 +40,19 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
 }  // namespace
 
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before) {
-  if (!result.status) return result.status;
+  if (!result.status) {
+    // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.
+    Checkpoint last;
+    if (result.status.exit_code() == kExitFailure && config.checkpoints &&
+        load_checkpoint(config.output_dir, last) && !last.complete) {
+      return Status::error(
+          result.status.reason() + "\nkeyshard: once that is fixed, " +
+              (config.incremental ? "the next --incremental run, or " : "") + "`keyshard resume " +
+              config.output_dir + "` continues the run from its last checkpoint",
+          result.status.where(), kExitFailure);
+    }
+    return result.status;
+  }
   if (result.interrupted != 0) {
     if (result.last_checkpoint) {
       if (Status status = write_checkpoint(config.output_dir, *result.last_checkpoint); !status) {

@@ -298,6 +298,8 @@ mkdir -p started-here && cd started-here
 printf '{"k":"a"}\n' > first.ndjson
 run_status ks split -q -k k -n 2 -o out first.ndjson second.ndjson
 expect_eq "$STATUS" 1 "a run stopped by a missing second input"
+expect_contains "$ERR" 'once that is fixed, `keyshard resume out` continues the run' \
+  "a run stopped by a missing input says how to go on"
 printf '{"k":"b"}\n' > second.ndjson
 cd /
 run_status "$KEYSHARD" resume -q "$WORK/started-here/out"
