@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "input/input_source.h"
@@ -61,22 +63,54 @@ bool holds_position(const std::string& path, const InputPosition& position) {
 std::vector<InputStart> plan_incremental(const Checkpoint& previous,
                                          const std::vector<std::string>& paths,
                                          const std::function<void(const std::string&)>& warn) {
-  std::vector<InputStart> plan;
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path here = fs::current_path(error);
+  // A recorded relative path is from the directory the last run worked in.
+  std::vector<InputPosition> recorded = previous.inputs;
+  if (!previous.working_directory.empty() && !error && here != previous.working_directory) {
+    for (InputPosition& position : recorded) {
+      if (position.path != "-" && !position.path.empty() && position.path.front() != '/') {
+        position.path = (fs::path(previous.working_directory) / position.path).lexically_normal();
+      }
+    }
+  }
+  // Names compare as absolute, normalised paths ("./a.log" is "a.log").
+  auto name_of = [](const std::string& path) {
+    std::error_code ignored;
+    return path == "-" ? path : fs::absolute(path, ignored).lexically_normal().string();
+  };
+  std::set<FileIdentity> named;
+  std::set<std::string> named_names;
+  for (const std::string& path : paths) {
+    if (const auto identity = identity_of(path)) named.insert(*identity);
+    named_names.insert(name_of(path));
+  }
+  auto identity_recorded = [](const InputPosition& position) {
+    return FileIdentity{position.device, position.inode};
+  };
+
   // A file is read once, whatever names it goes by ("app.log", "./app.log", a rotated name);
   // a recorded position is taken up once.
+  std::vector<InputStart> plan;
+  std::vector<InputStart> front;  // positions only kept: before the inputs read
   std::map<FileIdentity, std::string> claimed;  // -> the name it is read under
-  std::vector<bool> taken(previous.inputs.size(), false);
+  std::vector<bool> taken(recorded.size(), false);
   auto claim = [&](const InputPosition& position) {
-    if (position.device != 0) claimed.emplace(FileIdentity{position.device, position.inode}, position.path);
+    if (position.device != 0) claimed.emplace(identity_recorded(position), position.path);
   };
 
   // A run that stopped half-way may have been finishing a rotated file, which is not among the
-  // paths given: finish it first, if it is still the same file.
+  // paths given: finish it first, if it is still the same file. (A file named this time, under
+  // any name, is continued below instead.)
   if (!previous.complete) {
-    for (size_t i = previous.current; i < previous.inputs.size(); ++i) {
-      const InputPosition& position = previous.inputs[i];
-      if (std::find(paths.begin(), paths.end(), position.path) == paths.end() &&
-          holds_position(position.path, position)) {
+    for (size_t i = previous.current; i < recorded.size(); ++i) {
+      const InputPosition& position = recorded[i];
+      if (named_names.contains(name_of(position.path)) ||
+          (position.device != 0 && named.contains(identity_recorded(position)))) {
+        continue;
+      }
+      if (holds_position(position.path, position)) {
         plan.push_back(InputStart{position, false});
         taken[i] = true;
         claim(position);
@@ -89,40 +123,40 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
       if (read->second != path) warn(path + ": the same file as " + read->second + "; read once");
       continue;
     }
-    // The position recorded under this name; else under another name of the same file.
-    std::optional<size_t> recorded;
-    for (size_t i = 0; i < previous.inputs.size(); ++i) {
-      if (!taken[i] && previous.inputs[i].path == path) recorded = i;
-    }
-    if (!recorded && identity) {
-      for (size_t i = 0; i < previous.inputs.size(); ++i) {
-        const InputPosition& position = previous.inputs[i];
-        if (!taken[i] && position.device != 0 &&
-            FileIdentity{position.device, position.inode} == *identity) {
-          recorded = i;
-        }
+    // The position of this very file (renamed or not); else the one recorded under this name.
+    std::optional<size_t> found;
+    for (size_t i = 0; identity && i < recorded.size(); ++i) {
+      if (!taken[i] && recorded[i].device != 0 && identity_recorded(recorded[i]) == *identity) {
+        found = i;
       }
     }
-    if (recorded) taken[*recorded] = true;
+    if (!found) {
+      const std::string name = name_of(path);
+      for (size_t i = 0; i < recorded.size(); ++i) {
+        if (!taken[i] && name_of(recorded[i].path) == name) found = i;
+      }
+    }
     InputStart fresh{InputPosition{path}, true};
     if (!identity) {
       // Between a rotation's rename and the new file, say. Its position is kept for the next
-      // run, which finds it again.
+      // run, which finds it again; unless the file is named this time under another name.
       warn(path + ": not found; skipped this time");
-      if (recorded) {
-        InputStart kept{previous.inputs[*recorded], true};
+      if (found && !named.contains(identity_recorded(recorded[*found]))) {
+        taken[*found] = true;
+        InputStart kept{recorded[*found], true};
         kept.finished = true;
-        plan.push_back(std::move(kept));
+        front.push_back(std::move(kept));
       }
       continue;
     }
-    if (!recorded) {
+    if (!found) {
       plan.push_back(fresh);
       claimed.emplace(*identity, path);
       continue;
     }
-    const InputPosition& position = previous.inputs[*recorded];
-    const bool same_file = FileIdentity{position.device, position.inode} == *identity;
+    taken[*found] = true;
+    const InputPosition& position = recorded[*found];
+    const bool same_file = identity_recorded(position) == *identity;
     if (same_file || position.device == 0) {
       InputStart continued{position, true};
       continued.position.path = path;  // as named this time
@@ -130,10 +164,10 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
       claimed.emplace(*identity, path);
       continue;
     }
-    // Rotated: finish the old file first, if it can be found, is still the same file and is
-    // not read under a name of its own already.
+    // Rotated: finish the old file first (before the new one, which follows it in time), if it
+    // can be found, is still the same file and is not read already.
     const std::string old_path = find_inode(directory_of(path), position.device, position.inode);
-    if (claimed.contains({position.device, position.inode})) {
+    if (claimed.contains(identity_recorded(position))) {
       // read already in this run
     } else if (!old_path.empty() && holds_position(old_path, position)) {
       InputPosition old = position;
@@ -150,25 +184,33 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
   }
 
   // The files of earlier runs not named this time keep their positions, for a later run that
-  // names them again; only while their name still leads to the same file.
-  std::vector<InputStart> carried;
-  for (size_t i = 0; i < previous.inputs.size(); ++i) {
-    const InputPosition& position = previous.inputs[i];
+  // names them again: while their name leads to the same file, or while the file, rotated away
+  // under another name, is in the same directory (a later run names it, finds it rotated, and
+  // finishes it). A file that is gone is forgotten.
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    const InputPosition& position = recorded[i];
     if (taken[i] || position.path == "-" || position.device == 0) continue;
-    const FileIdentity recorded{position.device, position.inode};
-    if (claimed.contains(recorded) || identity_of(position.path) != recorded) continue;
-    if (std::any_of(plan.begin(), plan.end(), [&](const InputStart& start) {
-          return start.position.path == position.path;
-        })) {
+    const FileIdentity file = identity_recorded(position);
+    if (claimed.contains(file)) continue;
+    if (identity_of(position.path) != file &&
+        find_inode(directory_of(position.path), position.device, position.inode).empty()) {
+      continue;
+    }
+    const std::string name = name_of(position.path);
+    const auto same_name = [&](const InputStart& start) {
+      return name_of(start.position.path) == name;
+    };
+    if (std::any_of(plan.begin(), plan.end(), same_name) ||
+        std::any_of(front.begin(), front.end(), same_name)) {
       continue;
     }
     InputStart kept{position, true};
     kept.finished = true;
     kept.carried = true;
-    claimed.emplace(recorded, position.path);
-    carried.push_back(std::move(kept));
+    claimed.emplace(file, position.path);
+    front.insert(front.begin(), std::move(kept));  // carried ones first (see carried_inputs)
   }
-  plan.insert(plan.begin(), carried.begin(), carried.end());
+  plan.insert(plan.begin(), front.begin(), front.end());
   return plan;
 }
 

@@ -189,3 +189,74 @@ for f in named-ref/part-*.ndjson; do
   expect_same_file got.sorted want.sorted "files named in other ways: every line once"
 done
 pass "inputs are known by file, not by name: every line once"
+
+# After a rotation, another spelling of the path still finds the rotated file; a run from
+# another directory still knows the files named before; a file renamed and named under both
+# names is read once.
+rm -rf spelled && mkdir spelled && cd spelled
+printf '{"k":"1"}\n{"k":"2"}\n' > app.log
+ks split -q --incremental -k k -n 1 -o out app.log
+printf '{"k":"3"}\n' >> app.log && mv app.log app.log.1 && printf '{"k":"4"}\n' > app.log
+ks split -q --incremental -k k -n 1 -o out ./app.log
+expect_eq "$(tr -d '\n' < out/part-00000.ndjson)" '{"k":"1"}{"k":"2"}{"k":"3"}{"k":"4"}' \
+  "a rotation, then the path spelled another way"
+printf '{"k":"b1"}\n' > b.log
+ks split -q --incremental -k k -n 1 -o out ./app.log b.log
+(cd / && ks split -q --incremental -k k -n 1 -o "$WORK/spelled/out" "$WORK/spelled/app.log")
+(cd / && ks split -q --incremental -k k -n 1 -o "$WORK/spelled/out" "$WORK/spelled/app.log" \
+  "$WORK/spelled/b.log")
+expect_eq "$(tr -d '\n' < out/part-00000.ndjson)" '{"k":"1"}{"k":"2"}{"k":"3"}{"k":"4"}{"k":"b1"}' \
+  "runs from another directory"
+mv b.log b.log.renamed
+run_status ks split -q --incremental -k k -n 1 -o out app.log b.log b.log.renamed
+expect_eq "$(grep -c b1 out/part-00000.ndjson)" 1 "a renamed file named under both names"
+cd "$WORK"
+pass "files found again after a rotation, from another directory, and renamed"
+
+# An interrupted --incremental run: the next run, naming the file another way, continues it and
+# holds its unfinished last line; a file missing from the interrupted run does not stop resume.
+# interrupt_run ARGS...: starts a split, and once its first checkpoint is on disk stops it, sends
+# ^C and lets it go on, so that the ^C lands mid-run however fast the machine. Sets STATUS.
+interrupt_run() {
+  set +e
+  "$KEYSHARD" split -q --incremental --checkpoint-every 1MiB -k user_id -n 4 -o out "$@" \
+    2> interrupted.err &
+  local pid=$!
+  for _ in $(seq 1 500); do
+    grep -q '"complete": false' out/.keyshard/checkpoint.json && break
+    sleep 0.01
+  done
+  kill -STOP "$pid" 2>/dev/null
+  kill -INT "$pid" 2>/dev/null
+  kill -CONT "$pid" 2>/dev/null
+  wait "$pid"
+  STATUS=$?
+  set -e
+  [ "$STATUS" -eq 0 ] || [ "$STATUS" -eq 130 ] ||
+    fail "interrupted run: status $STATUS: $(cat interrupted.err)"
+}
+rm -rf cut && mkdir cut && cd cut
+"$GEN_EVENTS" --bytes "$(scaled 40)MiB" --seed 5 > big.log
+printf '{"user_id":"s1"}\n' > small.log
+ks split -q --incremental -k user_id -n 4 -o out big.log small.log
+"$GEN_EVENTS" --bytes "$(scaled 40)MiB" --seed 6 >> big.log
+rm small.log
+interrupt_run big.log small.log
+interrupted=$STATUS
+if [ "$STATUS" -eq 130 ]; then
+  run_status ks resume -q out
+  expect_eq "$STATUS" 0 "resume of an interrupted --incremental run whose file was missing: $ERR"
+fi
+"$GEN_EVENTS" --bytes "$(scaled 40)MiB" --seed 7 >> big.log
+printf '{"user_id":"last","v":"par' >> big.log
+interrupt_run big.log
+interrupted="$interrupted $STATUS"
+ks split -q --incremental -k user_id -n 4 -o out ./big.log
+printf 'tial"}\n' >> big.log
+ks split -q --incremental -k user_id -n 4 -o out ./big.log
+expect_eq "$(cat out/dead-letter.ndjson 2>/dev/null | wc -l)" 0 "no line cut in two"
+expect_eq "$(cat out/part-* | grep -c '"partial"')" 1 "the unfinished line, once finished, is written once"
+expect_eq "$(cat out/part-* | wc -l)" "$(( $(wc -l < big.log) + 1 ))" "every line once"
+[ "$interrupted" != "0 0" ] || fail "neither ^C landed mid-run"
+cd "$WORK"
+pass "an interrupted --incremental run, continued under another name (exits: $interrupted)"
