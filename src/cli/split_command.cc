@@ -157,6 +157,12 @@ Status run_split(const SplitOptions& given) {
                            "`keyshard resume " + dir + "`, or start over with --force",
                            dir, kExitUsage);
     }
+    if (given.threads == 0 && config.exec() && config.exec_per_worker) {
+      // One child per worker: without -j, the workers of the last run (not this machine's
+      // processor count), so that each child is fed the same partitions.
+      options.threads = before.threads;
+      config.threads = before.threads;
+    }
     if (const std::string difference = first_difference(before, options); !difference.empty()) {
       return Status::error("this --incremental run is set up differently from the last one (" +
                                difference + "); use the same options, or start over with --force",

@@ -193,14 +193,23 @@ void HeavyHitters::merge(const HeavyHitters& other) {
   }
 }
 
-std::string HeavyHitters::display(const Entry& entry) {
-  std::string text;
+namespace {
+
+// A cut key may end inside a character: it is shown as text up to the last whole one.
+std::string_view whole_characters(const HeavyHitters::Entry& entry) {
   std::string_view key = entry.key;
-  // A cut key may end inside a character: it is shown as text up to the last whole one.
   for (size_t drop = 1; entry.truncated && drop <= 3 && drop < entry.key.size(); ++drop) {
     if (is_valid_utf8(key)) break;
     key = std::string_view(entry.key).substr(0, entry.key.size() - drop);
   }
+  return is_valid_utf8(key) ? key : std::string_view(entry.key);
+}
+
+}  // namespace
+
+std::string HeavyHitters::display(const Entry& entry) {
+  std::string text;
+  const std::string_view key = whole_characters(entry);
   if (is_valid_utf8(key)) {
     append_json_string(text, key);
   } else {
@@ -212,7 +221,7 @@ std::string HeavyHitters::display(const Entry& entry) {
 }
 
 void HeavyHitters::append_json_key(std::string& out, const Entry& entry) {
-  append_json_bytes_member(out, "key", entry.key, ": ");
+  append_json_bytes_member(out, "key", whole_characters(entry), ": ");
 }
 
 std::vector<HeavyHitters::Entry> HeavyHitters::top(size_t limit) const {

@@ -83,9 +83,10 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
     }
     const SaltedSkew salted = skew_if_salted(stats, config, request.top, request.sub_keys);
     fmt::format_to(it,
-                   "\nwhat if: salting these {} keys over {} sub-keys each would make the skew "
+                   "\nwhat if: salting {} {} over {} sub-keys each would make the skew "
                    "{:.2f} (now {:.2f})",
-                   salted.keys, request.sub_keys, salted.skew, stats.skew());
+                   salted.keys == 1 ? "this" : "these " + std::to_string(salted.keys),
+                   salted.keys == 1 ? "key" : "keys", request.sub_keys, salted.skew, stats.skew());
     if (salted.left_out > 0) {
       fmt::format_to(it, "; {} key{} longer than {} bytes left out", salted.left_out,
                      salted.left_out == 1 ? "" : "s", HeavyHitters::kKeyBytes);

@@ -181,4 +181,17 @@ for i in $(seq 1 8); do
   files=$(grep -l "\"key$i\"" per-worker/worker-* | wc -l)
   expect_eq "$files" 1 "key$i's events all went to one worker's child"
 done
+# Without -j, a later --incremental run takes the last run's worker count, not this machine's
+# processor count.
+rm -rf per-worker
+ks split -q --incremental -k k -n 8 -j 3 --exec cat --exec-per worker -o per-worker \
+  per-worker.ndjson
+for i in $(seq 1 8); do echo "{\"k\":\"key$i\",\"n\":3}"; done >> per-worker.ndjson
+run_status ks split -q --incremental -k k -n 8 --exec cat --exec-per worker -o per-worker \
+  per-worker.ndjson
+expect_eq "$STATUS" 0 "an --incremental per-worker run without -j: $ERR"
+expect_eq "$(ls per-worker/worker-* | wc -l)" 3 "still three workers' children"
+for i in $(seq 1 8); do
+  expect_eq "$(grep -l "\"key$i\"" per-worker/worker-* | wc -l)" 1 "key$i: one worker's child"
+done
 pass "--exec-per worker: -j cannot change on resume or --incremental"

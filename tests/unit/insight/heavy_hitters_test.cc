@@ -200,6 +200,9 @@ TEST_CASE("a key cut inside a character is shown as text up to the last whole on
   want.append(key, 0, 255);
   want += "\"...";
   CHECK(shown == want);
+  std::string json;  // likewise in JSON: a "key", not a "key_base64"
+  HeavyHitters::append_json_key(json, top[0]);
+  CHECK(json == "\"key\": " + want.substr(0, want.size() - 3));
   // A key that is not UTF-8 at all is still shown in base64.
   HeavyHitters other(4);
   const std::string binary(300, '\xff');
