@@ -7,6 +7,22 @@
 #endif
 
 namespace keyshard {
+namespace {
+
+#if defined(__AVX2__)
+// Bit i set when block[i] is '\n', for the 64 bytes at `block`.
+uint64_t newlines_in(const char* block) {
+  const __m256i newline = _mm256_set1_epi8('\n');
+  const auto* half = reinterpret_cast<const __m256i*>(block);
+  const auto low = static_cast<uint32_t>(
+      _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(half), newline)));
+  const auto high = static_cast<uint32_t>(
+      _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(half + 1), newline)));
+  return (uint64_t{high} << 32) | low;
+}
+#endif
+
+}  // namespace
 
 void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts) {
   // Written through a raw pointer into room made ahead (one start per 64 bytes, growing when a
@@ -24,14 +40,8 @@ void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts) {
   };
   size_t i = 0;
 #if defined(__AVX2__)
-  const __m256i newline = _mm256_set1_epi8('\n');
   for (; i + 64 <= size; i += 64) {
-    const auto* block = reinterpret_cast<const __m256i*>(data + i);
-    const auto low = static_cast<uint32_t>(
-        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(block), newline)));
-    const auto high = static_cast<uint32_t>(
-        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(block + 1), newline)));
-    uint64_t mask = (uint64_t{high} << 32) | low;
+    uint64_t mask = newlines_in(data + i);
     if (mask == 0) continue;
     make_room();
     do {
@@ -61,14 +71,8 @@ size_t end_of_lines(const char* data, size_t size, size_t lines) {
   size_t i = 0;
   size_t seen = 0;
 #if defined(__AVX2__)
-  const __m256i newline = _mm256_set1_epi8('\n');
   for (; i + 64 <= size; i += 64) {
-    const auto* block = reinterpret_cast<const __m256i*>(data + i);
-    const auto low = static_cast<uint32_t>(
-        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(block), newline)));
-    const auto high = static_cast<uint32_t>(
-        _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(block + 1), newline)));
-    uint64_t mask = (uint64_t{high} << 32) | low;
+    uint64_t mask = newlines_in(data + i);
     const auto here = static_cast<size_t>(__builtin_popcountll(mask));
     if (seen + here < lines) {
       seen += here;

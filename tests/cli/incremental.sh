@@ -12,6 +12,18 @@ segment() { sed -n "$(($1 * piece + 1)),$((($1 + 1) * piece))p" all.ndjson; }
 options=(-k user_id -n 8 -q --incremental -o out)
 : > expected.ndjson
 
+# expect_each_line_once ALL DIR WHAT: DIR's partition files hold the lines of ALL, each once
+# (in any order: the runs read the files in another order than ALL lists them).
+expect_each_line_once() {
+  rm -rf once-ref
+  ks split -k user_id -n 8 -q -o once-ref "$1"
+  for f in once-ref/part-*.ndjson; do
+    sort "$f" > want.sorted
+    sort "$2/$(basename "$f")" > got.sorted
+    expect_same_file got.sorted want.sorted "$3"
+  done
+}
+
 run() {
   run_status ks split "${options[@]}" "$@"
   [ "$STATUS" -eq 0 ] || fail "incremental run $*: status $STATUS: $ERR"
@@ -153,12 +165,7 @@ mv b.hidden b.log
 segment 3 >> b.log
 ks split -k user_id -n 8 -q --incremental -o out a.log b.log
 { segment 0; segment 1; segment 2; segment 3; } > missing-all.ndjson
-ks split -k user_id -n 8 -q -o missing-ref missing-all.ndjson
-for f in missing-ref/part-*.ndjson; do
-  sort "$f" > want.sorted
-  sort "out/$(basename "$f")" > got.sorted
-  expect_same_file got.sorted want.sorted "a file missing for one run: every line once"
-done
+expect_each_line_once missing-all.ndjson out "a file missing for one run: every line once"
 pass "a file missing for one run is skipped with a warning and continued later"
 
 # A file is known by what it is, not by how it is named: another spelling of its path, a file
@@ -182,12 +189,7 @@ expect_eq "$STATUS" 0 "a run naming a.log twice"
 expect_contains "$ERR" "./named/a.log: the same file as named/a.log; read once" "the second name is named"
 expect_eq "$(summary_field out lines_read)" "$((2 * piece))" "b.log continues where it was left; a.log is read once"
 { segment 0; segment 1; segment 2; segment 3; segment 4; } > named-all.ndjson
-ks split -k user_id -n 8 -q -o named-ref named-all.ndjson
-for f in named-ref/part-*.ndjson; do
-  sort "$f" > want.sorted
-  sort "out/$(basename "$f")" > got.sorted
-  expect_same_file got.sorted want.sorted "files named in other ways: every line once"
-done
+expect_each_line_once named-all.ndjson out "files named in other ways: every line once"
 pass "inputs are known by file, not by name: every line once"
 
 # After a rotation, another spelling of the path still finds the rotated file; a run from
