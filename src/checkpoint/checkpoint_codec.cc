@@ -387,7 +387,8 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
                                       r.bytes(item, "key"), r.number(item, "length")};
         if (!r.ok()) break;
         counted += counter.count;
-        if (counter.count == 0 || counter.count > total || counted > total || counter.length < counter.key.size() ||
+        if (counter.count == 0 || counter.count > total || counted > total ||
+            counter.length < counter.key.size() ||
             counter.key.size() > HeavyHitters::kKeyBytes ||
             (counter.length > counter.key.size() && counter.key.size() < HeavyHitters::kKeyBytes)) {
           r.fail("\"heavy_hitters\" holds an impossible count");

@@ -119,7 +119,8 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
   }
   for (const std::string& path : paths) {
     const auto identity = identity_of(path);
-    if (const auto read = identity ? claimed.find(*identity) : claimed.end(); read != claimed.end()) {
+    const auto read = identity ? claimed.find(*identity) : claimed.end();
+    if (read != claimed.end()) {
       if (read->second != path) warn(path + ": the same file as " + read->second + "; read once");
       continue;
     }

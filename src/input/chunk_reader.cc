@@ -3,11 +3,10 @@
 // producer upstream never stalls on keyshard.
 #include "input/chunk_reader.h"
 
-#include "input/line_index.h"
-
 #include <algorithm>
 #include <cstring>
 
+#include "input/line_index.h"
 #include "keys/json_key_extractor.h"
 
 namespace keyshard {

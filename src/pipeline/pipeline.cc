@@ -275,10 +275,10 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   ProgressCounters progress;
   std::unique_ptr<ProgressLine> progress_line;
   if (config.progress) {
-    progress_line =
-        std::make_unique<ProgressLine>(progress, known_input_size(std::vector<std::string>(
-                                           config.inputs.begin() + static_cast<long>(config.carried_inputs),
-                                           config.inputs.end())));
+    const std::vector<std::string> read(  // not the inputs only carried over
+        config.inputs.begin() + static_cast<std::ptrdiff_t>(config.carried_inputs),
+        config.inputs.end());
+    progress_line = std::make_unique<ProgressLine>(progress, known_input_size(read));
   }
   for (unsigned w = 0; w < workers; ++w) {
     routers.push_back(std::make_unique<Router>(config, &progress));
