@@ -1,13 +1,22 @@
 #include "util/interrupt.h"
 
+#include <atomic>
+#include <cerrno>
 #include <csignal>
 
 namespace keyshard {
 namespace {
 
-volatile std::sig_atomic_t received = 0;
+// Read by the reader thread while any thread may run the handler: an atomic, not a volatile
+// sig_atomic_t (which is only safe within one thread). Lock-free, so safe in a handler.
+std::atomic<int> received{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 
-void on_signal(int signal_number) { received = signal_number; }
+void on_signal(int signal_number) {
+  const int saved_errno = errno;  // the interrupted code may be about to read it
+  received.store(signal_number, std::memory_order_relaxed);
+  errno = saved_errno;
+}
 
 }  // namespace
 
@@ -20,6 +29,6 @@ void catch_interrupts() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-int interrupt_signal() { return received; }
+int interrupt_signal() { return received.load(std::memory_order_relaxed); }
 
 }  // namespace keyshard
