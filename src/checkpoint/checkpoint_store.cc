@@ -12,11 +12,12 @@
 #include <string_view>
 
 #include "checkpoint/checkpoint_codec.h"
+#include "pipeline/run_config.h"
 
 namespace keyshard {
 namespace {
 
-std::string state_dir(const std::string& dir) { return dir + "/.keyshard"; }
+std::string state_dir(const std::string& dir) { return dir + "/" + kStateDirName; }
 
 Status make_state_dir(const std::string& dir) {
   const std::string path = state_dir(dir);

@@ -79,8 +79,8 @@ Status parse_name_template(const std::string& name, RunConfig& config) {
     if (file.find('\0') != std::string::npos) {
       return invalid(fmt::format("partition {}'s name would hold a NUL byte", p));
     }
-    if (file == "." || file == ".." || file == ".keyshard" || file == kSummaryFileName ||
-        file == "dead-letter.ndjson") {
+    if (file == "." || file == ".." || file == kStateDirName || file == kSummaryFileName ||
+        file == kDeadLetterFileName) {
       return invalid(fmt::format("partition {} would be named \"{}\", a name keyshard keeps "
                                  "for itself", p, file));
     }
@@ -344,7 +344,7 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
   if (!options.dead_letter.empty()) {
     config.dead_letter_path = options.dead_letter;
   } else if (!config.to_stdout) {
-    config.dead_letter_path = config.output_dir + "/dead-letter.ndjson";
+    config.dead_letter_path = config.output_dir + "/" + kDeadLetterFileName;
   }
   config.quiet = options.quiet;
   config.verbose = options.verbose;

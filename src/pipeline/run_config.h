@@ -86,6 +86,8 @@ struct RunConfig {
 
 /// The summary a run with -o DIR writes in DIR.
 inline constexpr const char* kSummaryFileName = "keyshard-summary.json";
+inline constexpr const char* kDeadLetterFileName = "dead-letter.ndjson";  // the default one
+inline constexpr const char* kStateDirName = ".keyshard";  // checkpoint, lock
 
 /// The file name of partition `partition`, from the --name template (".zst" added when
 /// compressing).

@@ -75,7 +75,7 @@ Status create_output_directory(const std::string& dir) {
 // Empty, but for keyshard's own state directory (.keyshard, holding only the lock).
 static bool is_empty_directory(const std::string& dir, std::error_code& error) {
   for (const auto& entry : fs::directory_iterator(dir, error)) {
-    if (entry.path().filename() != ".keyshard") return false;
+    if (entry.path().filename() != kStateDirName) return false;
   }
   return true;
 }
@@ -181,7 +181,7 @@ Status check_dead_letter_is_apart(const RunConfig& config) {
                                              : "one of the run's own output files");
     }
   }
-  const fs::path state = dir / ".keyshard";
+  const fs::path state = dir / kStateDirName;
   const auto [end, unused] = std::mismatch(state.begin(), state.end(), dead.begin(), dead.end());
   if (end == state.end()) return refuse("a file of the run's checkpoint directory (.keyshard)");
   return {};
