@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -81,6 +83,7 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
   const std::string path = config_.output_dir + "/" + file_name;
   // A resumed run appends to what the children wrote before (at-least-once, see the man page).
   const int mode = resume_ ? O_APPEND : O_TRUNC;
+  if (!config_.to_stdout) note_if_new(path);
   if (!config_.to_stdout && !config_.zstd_level) {
     file = FileDescriptor(::open(path.c_str(), O_WRONLY | O_CREAT | mode | O_CLOEXEC, 0666));
     if (!file.valid()) return Status::error("cannot create: " + errno_text(errno), path);
@@ -158,6 +161,7 @@ Status PartitionOwner::open(ExecCollector* collector) {
       status = reopen_file_sink(path, resume_->dead_letter.value_or(OutputState{}),
                                 dead_letters_.sink);
     } else {
+      note_if_new(path);
       status = open_file_sink(path, dead_letters_.sink, config_.checkpoints);
     }
     if (!status) return status;
@@ -171,7 +175,22 @@ Status PartitionOwner::open_partition_file(uint32_t partition, std::unique_ptr<S
     // A checkpoint records every partition; a zstd file is cut at a frame boundary.
     return reopen_file_sink(path, resume_->outputs.at(partition), sink, config_.commit_sync);
   }
+  note_if_new(path);
   return open_file_sink(path, sink, tracks_outputs(), tracks_outputs() && config_.commit_sync);
+}
+
+void PartitionOwner::note_if_new(const std::string& path) {
+  struct stat info {};
+  if (resume_ == nullptr && ::lstat(path.c_str(), &info) != 0 && errno == ENOENT) {
+    created_.push_back(path);
+  }
+}
+
+void PartitionOwner::remove_created_files() {
+  outputs_.clear();  // closes the files (and the --exec children's input)
+  dead_letters_.sink.reset();
+  for (const std::string& path : created_) (void)::unlink(path.c_str());
+  created_.clear();
 }
 
 PartitionOwner::Output& PartitionOwner::output_of(uint32_t partition) {

@@ -30,6 +30,9 @@ class PartitionOwner {
   /// Opens the sinks of the partitions this owner writes; with --exec, starts their children,
   /// whose stdout and stderr pipes are handed to `collector`.
   Status open(ExecCollector* collector);
+  /// After a failed open() of a fresh run: closes every sink and removes the files that open()
+  /// created (files that were there before are left), so that a retry finds DIR as it was.
+  void remove_created_files();
   /// Writes this owner's share of `chunk`. Under --on-bad fail, returns the bad line's error.
   Status apply(const Chunk& chunk);
   /// Hands every buffer to the kernel and reports this owner's part of a checkpoint after the
@@ -68,6 +71,7 @@ class PartitionOwner {
   Status sync_outputs();  // --commit sync: make every output durable
   Status open_partition_file(uint32_t partition, std::unique_ptr<Sink>& sink);
   bool tracks_outputs() const { return config_.checkpoints && !config_.exec(); }
+  void note_if_new(const std::string& path);  // before open() creates `path`
 
   const RunConfig& config_;
   unsigned index_;
@@ -79,6 +83,7 @@ class PartitionOwner {
   std::unique_ptr<ZstdContext> zstd_;
   RunStats stats_;
   const Checkpoint* resume_;
+  std::vector<std::string> created_;  // files open() created (not those it truncated)
   std::vector<uint64_t> input_lines_;  // per input: lines in the chunks applied so far
   uint64_t lines_before_ = 0;          // lines of the current input in earlier chunks
   std::string annotated_;            // scratch for one annotated line

@@ -259,6 +259,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     owners.push_back(std::make_unique<PartitionOwner>(config, w, workers, resume, input_lines));
     if (Status status = owners.back()->open(collector.get()); !status) {
       result.status = status;
+      // Nothing was written: what this run created goes, so that a retry needs no --force.
+      for (const auto& owner : owners) owner->remove_created_files();
       owners.clear();  // closes the children's input, so that they end
       if (collector) {
         collector->start();

@@ -49,6 +49,22 @@ ks split -k id -n 2 -o - -q --dead-letter dead.ndjson in.ndjson > /dev/null
 expect_eq "$(wc -l < dead.ndjson)" 3 "--dead-letter FILE"
 pass "dead letters with -o -"
 
+# A dead-letter file that cannot be created stops the run before anything is written, and takes
+# the partition files it had created with it: the retry needs no --force. A file that was there
+# before is left.
+rm -rf early && mkdir early && echo keep > early/part-00001.ndjson
+run_status ks split -k id -n 4 -o early --force --dead-letter missing-dir/dead.ndjson in.ndjson
+expect_eq "$STATUS" 1 "exit status when the dead-letter file cannot be created"
+expect_contains "$ERR" "missing-dir/dead.ndjson: cannot create" "the error names the file"
+expect_eq "$(cd early && find . -type f ! -path './.keyshard/*' | sort | tr '\n' ' ')" \
+  "./part-00001.ndjson " "only the file that was there before is left"
+rm -rf early2
+run_status ks split -k id -n 4 -o early2 --dead-letter missing-dir/dead.ndjson in.ndjson
+expect_eq "$STATUS" 1 "exit status, fresh directory"
+ks split -q -k id -n 4 -o early2 in.ndjson
+expect_eq "$(cat early2/part-*.ndjson | wc -l)" 2 "the retry without --force writes every event"
+pass "a failed start leaves no partition files behind"
+
 # An input whose name is not UTF-8: the summary and the dead letters stay valid JSON, and the
 # dead letter gives the name exactly (base64). A --name that is not UTF-8 is recorded exactly, so
 # a later --incremental run writes on into the same files.
