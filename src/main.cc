@@ -1,5 +1,9 @@
 // keyshard's entry point: parse the command line, run the chosen command, and report. This is
 // the only place that prints an error and chooses the exit status.
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -63,6 +67,28 @@ std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
   return message;
 }
 
+// Whether standard output is a pipe or socket whose reader has gone (`| head` stopped early):
+// asked of the descriptor itself, as errno may no longer tell why an earlier write failed.
+bool stdout_reader_gone() {
+  struct stat info {};
+  if (::fstat(STDOUT_FILENO, &info) != 0 || !(S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode))) {
+    return false;
+  }
+  pollfd watch{STDOUT_FILENO, POLLOUT, 0};
+  return ::poll(&watch, 1, 0) == 1 && (watch.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+// A report (or --help) that did not reach standard output is a failure; a reader that stopped
+// early is not.
+keyshard::Status check_stdout_written() {
+  const bool unwritten = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (!unwritten) return {};
+  const int error = errno;
+  if (error == EPIPE || stdout_reader_gone()) return {};
+  return keyshard::Status::error("cannot write to standard output: " +
+                                 keyshard::errno_text(error));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,16 +119,16 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     const int code = app.exit(error);
-    return code == 0 ? 0 : keyshard::kExitUsage;
+    if (code != 0) return keyshard::kExitUsage;
+    const keyshard::Status written = check_stdout_written();  // --help, --version
+    if (written.ok()) return 0;
+    std::fprintf(stderr, "keyshard: %s\n", written.message().c_str());
+    return written.exit_code();
   }
 
   keyshard::Status status = line.run ? line.run() : keyshard::Status{};
-  // A report that did not reach standard output is a failure; a reader that stopped early
-  // (`| head`) is not. errno still tells why the last write failed.
-  const bool unwritten = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
-  if (unwritten && errno != EPIPE && status.ok()) {
-    status = keyshard::Status::error("cannot write to standard output: " +
-                                     keyshard::errno_text(errno));
+  if (keyshard::Status written = check_stdout_written(); !written.ok() && status.ok()) {
+    status = written;
   }
   if (status.ok() || status.quiet()) return status.exit_code();
   std::fprintf(stderr, "keyshard: %s\n", status.message().c_str());

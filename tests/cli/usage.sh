@@ -102,3 +102,15 @@ expect_contains "$ERR" "open files" "the message names the limit"
 expect_contains "$ERR" "fewer partitions" "the message says what to do"
 [ ! -e low/part-00000.ndjson ] || fail "nothing written when the limit is too low"
 pass "open-file limit"
+
+# Help that cannot be written is a failure (exit 1, saying why); a reader that stops early is not.
+for args in "--help" "split --help" "--version"; do
+  run_status bash -c "\"\$KEYSHARD\" $args > /dev/full"
+  expect_eq "$STATUS" 1 "keyshard $args > /dev/full"
+  expect_contains "$ERR" "cannot write to standard output: No space left on device" \
+    "keyshard $args > /dev/full: why"
+done
+run_status bash -c '"$KEYSHARD" split --help | head -1'
+expect_eq "$STATUS" 0 "keyshard split --help | head -1"
+expect_eq "$ERR" "" "nothing on stderr when the reader stops early"
+pass "help to a full disk or a closed pipe"
