@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -42,11 +43,27 @@ std::vector<std::string> known_words(const CLI::App* app) {
 
 // "keyshard: <what CLI11 said>", a "did you mean" when a word looks misspelt, and where to look.
 std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
-  std::string message = std::string("keyshard: ") + error.what() + "\n";
-  const std::vector<std::string> words = known_words(app);
+  const std::vector<CLI::App*> chosen = app->get_subcommands();
+  const std::string command = chosen.empty() ? "" : chosen.front()->get_name();
   std::string text = error.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
+    // An unknown option also leaves the words after it unplaced: name the option, not them.
+    const CLI::App* where = chosen.empty() ? app : chosen.front();
+    for (const std::string& extra : where->remaining()) {
+      if (extra.size() > 1 && extra[0] == '-') {
+        text = "unknown option '" + extra.substr(0, extra.find('=')) + "'";
+        if (command == "resume") {
+          text += " (resume continues with the options the run was started with; it takes only "
+                  "-j and the reporting options)";
+        }
+        break;
+      }
+    }
+  }
+  std::string message = "keyshard: " + text + "\n";
+  const std::vector<std::string> words = known_words(app);
   for (char& c : text) {
-    if (c == ',' || c == ':' || c == '{' || c == '}' || c == '"' || c == '\'') c = ' ';
+    if (std::string_view(",:;{}()\"'").find(c) != std::string_view::npos) c = ' ';
   }
   size_t start = 0;
   while (start < text.size()) {
@@ -61,9 +78,7 @@ std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
     }
     start = end + 1;
   }
-  const std::vector<CLI::App*> chosen = app->get_subcommands();
-  const std::string path = chosen.empty() ? "" : " " + chosen.front()->get_name();
-  message += "Run 'keyshard" + path + " --help' for usage.\n";
+  message += "Run 'keyshard" + (command.empty() ? "" : " " + command) + " --help' for usage.\n";
   return message;
 }
 

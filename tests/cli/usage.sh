@@ -114,3 +114,16 @@ run_status bash -c '"$KEYSHARD" split --help | head -1'
 expect_eq "$STATUS" 0 "keyshard split --help | head -1"
 expect_eq "$ERR" "" "nothing on stderr when the reader stops early"
 pass "help to a full disk or a closed pipe"
+
+# An unknown option is named, not the words after it; resume says which options it takes.
+run_status ks split -k id -n 2 -o out --threds=3 in.ndjson
+expect_eq "$STATUS" 2 "unknown option: exit status"
+expect_contains "$ERR" "unknown option '--threds'" "the unknown option is named"
+expect_contains "$ERR" "did you mean '--threads'?" "and the likely one suggested"
+mkdir -p stopped
+run_status ks resume -n 4 stopped
+expect_eq "$STATUS" 2 "resume -n: exit status"
+expect_contains "$ERR" "unknown option '-n' (resume continues with the options the run was started with" \
+  "resume -n: the option is named, not the directory"
+[[ "$ERR" != *"stopped"* ]] || fail "resume -n: the directory is not blamed: $ERR"
+pass "unknown options are named"
