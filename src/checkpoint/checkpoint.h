@@ -45,6 +45,7 @@ struct Checkpoint {
   std::string working_directory;  // where the run started: its relative paths are from there
   std::vector<InputPosition> inputs;  // in order; inputs before `current` are finished
   uint32_t current = 0;
+  uint32_t carried = 0;  // --incremental: the first inputs were only carried over, not read
   std::vector<OutputState> outputs;   // one per partition (empty with --exec)
   std::optional<OutputState> dead_letter;
   RunStats stats;          // counters and heavy-hitter summary at the cut (not the timings)

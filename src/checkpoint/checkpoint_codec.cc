@@ -161,7 +161,8 @@ std::string encode_checkpoint(const Checkpoint& c) {
   out += "  ";
   append_json_bytes_member(out, "working_directory", c.working_directory, ": ");
   out += ",\n  \"options\": " + c.options + ",\n";
-  fmt::format_to(it, "  \"current\": {},\n  \"inputs\": [", c.current);
+  fmt::format_to(it, "  \"current\": {},\n  \"carried\": {},\n  \"inputs\": [", c.current,
+                 c.carried);
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const InputPosition& in = c.inputs[i];
     out += i == 0 ? "\n    {" : ",\n    {";
@@ -297,6 +298,10 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
   }
   if (r.ok() && current > c.inputs.size()) r.fail("\"current\" is past the inputs");
   c.current = static_cast<uint32_t>(r.ok() ? current : 0);
+  // Optional: an older checkpoint does not mark the inputs only carried over.
+  const uint64_t carried = r.ok() && r.has(top, "carried") ? r.number(top, "carried") : 0;
+  if (r.ok() && carried > c.inputs.size()) r.fail("\"carried\" is past the inputs");
+  c.carried = static_cast<uint32_t>(r.ok() ? carried : 0);
 
   RunStats& s = c.stats;
   const dom::object counters = r.object(r.member(top, "counters"), "counters");

@@ -102,12 +102,14 @@ Status run_resume(const ResumeOptions& o) {
     return status;
   }
 
+  config.carried_inputs = checkpoint.carried;  // neither read nor shown
   RunStart start;
   start.options = checkpoint.options;
   start.resume = &checkpoint;
   for (uint32_t i = 0; i < checkpoint.inputs.size(); ++i) {
     InputStart input{checkpoint.inputs[i], config.incremental};
     input.finished = i < checkpoint.current;
+    input.carried = i < checkpoint.carried;
     start.inputs.push_back(std::move(input));
   }
   catch_interrupts();

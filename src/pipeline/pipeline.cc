@@ -227,6 +227,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     base.options = start->options;
     base.incremental = config.incremental;
     base.exec = config.exec();
+    base.carried = static_cast<uint32_t>(config.carried_inputs);
     std::error_code unknown;  // then resume stays where it is started
     base.working_directory = std::filesystem::current_path(unknown).string();
     base.stats = RunStats(config.partitions);

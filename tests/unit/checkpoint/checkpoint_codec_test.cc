@@ -25,6 +25,7 @@ Checkpoint sample() {
   c.inputs.push_back(InputPosition{std::string("odd\xff name.zst", 13), 0, 0, 0, true, 0, 0,
                                    0x2d06800538d394c2ull, 0x2d06800538d394c2ull});
   c.current = 1;
+  c.carried = 1;
   c.stats = RunStats(3);
   c.stats.lines_read = 40;
   c.stats.bytes_read = 4096;
@@ -73,6 +74,7 @@ TEST_CASE("a checkpoint survives its text form exactly") {
   CHECK(decoded.salt.automatic_dealt == std::vector<uint64_t>{11});
   CHECK(decoded.dead_letter->file == "out/dead-letter.ndjson");
   CHECK(decoded.incremental);
+  CHECK(decoded.carried == 1);
   CHECK_FALSE(decoded.complete);
   CHECK(decoded.working_directory == original.working_directory);  // not UTF-8: base64
   CHECK(decoded.stats.heavy_hitters.total() == 30);
@@ -190,6 +192,8 @@ TEST_CASE("an edited checkpoint with a valid checksum but a missing or ill-typed
       {R"({"file":"p-1",)", "", "{"},
       {R"("current": 1)", "", R"("current": 4294967296)"},
       {R"("current": 1)", "", R"("current": -1)"},
+      {R"("carried": 1)", "", R"("carried": 3)"},
+      {R"("carried": 1)", "", R"("carried": "1")"},
       {R"("dead_letter": {)", "}", R"("dead_letter": [])"},
       {R"("salt": {)", "", R"("salt": 1, "x": {)"},
       {R"("head_hash":")", "\"", R"("head_hash":"12")"},
@@ -243,6 +247,17 @@ TEST_CASE("a checkpoint written without the heaviest keys restores an empty summ
   CHECK(decoded.stats.heavy_hitters.total() == 0);
   CHECK(decoded.stats.heavy_hitters.top(10).empty());
   CHECK(decoded.stats.lines_read == 40);
+}
+
+TEST_CASE("a checkpoint that does not mark carried inputs has none") {
+  std::string text = encode_checkpoint(sample());
+  const size_t from = text.find("  \"carried\": 1,\n");
+  REQUIRE(from != std::string::npos);
+  text.erase(from, std::string_view("  \"carried\": 1,\n").size());
+  Checkpoint decoded;
+  REQUIRE(decode_checkpoint(reseal(text), "cp", decoded).ok());
+  CHECK(decoded.carried == 0);
+  CHECK(decoded.current == 1);
 }
 
 }  // namespace
