@@ -20,6 +20,45 @@
 
 namespace {
 
+// CLI11 reads a word in brackets ("[a,b]") given to a list option as a list of its own. Every
+// word of keyshard's lists is one value (a file name, a key), so such words are marked before
+// parsing (a byte appended, and appended too to a word that already ends with it, so the mark is
+// undone exactly), and the parsed values unmarked after.
+constexpr char kMark = '\x01';
+
+std::vector<std::string> mark_bracketed_words(int argc, char** argv) {
+  std::vector<std::string> words(argv, argv + argc);
+  for (size_t i = 1; i < words.size(); ++i) {
+    std::string& word = words[i];
+    const bool bracketed = word.size() >= 2 && word.front() == '[' && word.back() == ']';
+    if (bracketed || (!word.empty() && word.back() == kMark)) word += kMark;
+  }
+  return words;
+}
+
+std::string unmark(std::string text) {
+  if (!text.empty() && text.back() == kMark) text.pop_back();
+  return text;
+}
+
+void unmark_parsed_values(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    std::vector<std::string> values = option->results();
+    if (std::none_of(values.begin(), values.end(),
+                     [](const std::string& value) { return !value.empty() && value.back() == kMark; })) {
+      continue;
+    }
+    const bool lists = option->get_allow_extra_args();
+    option->allow_extra_args(false);  // each value as it stands
+    option->clear();
+    for (std::string& value : values) option->add_result(unmark(std::move(value)));
+    option->allow_extra_args(lists);
+    option->run_callback();
+  }
+  for (CLI::App* sub : app.get_subcommands()) unmark_parsed_values(*sub);
+}
+
+
 // Every spelling the user could have meant in `app`: its subcommands, its long flags and the
 // values of its choice options.
 std::vector<std::string> known_words(const CLI::App* app) {
@@ -46,6 +85,7 @@ std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
   const std::vector<CLI::App*> chosen = app->get_subcommands();
   const std::string command = chosen.empty() ? "" : chosen.front()->get_name();
   std::string text = error.what();
+  text.erase(std::remove(text.begin(), text.end(), kMark), text.end());  // see mark_bracketed_words
   if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
     // An unknown option also leaves the words after it unplaced: name the option, not them.
     const CLI::App* where = chosen.empty() ? app : chosen.front();
@@ -131,7 +171,11 @@ int main(int argc, char** argv) {
   }
 
   try {
-    app.parse(argc, argv);
+    const std::vector<std::string> words = mark_bracketed_words(argc, argv);
+    std::vector<const char*> marked;
+    for (const std::string& word : words) marked.push_back(word.c_str());
+    app.parse(argc, marked.data());
+    unmark_parsed_values(app);
   } catch (const CLI::ParseError& error) {
     const int code = app.exit(error);
     if (code != 0) return keyshard::kExitUsage;

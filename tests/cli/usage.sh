@@ -127,3 +127,13 @@ expect_contains "$ERR" "unknown option '-n' (resume continues with the options t
   "resume -n: the option is named, not the directory"
 [[ "$ERR" != *"stopped"* ]] || fail "resume -n: the directory is not blamed: $ERR"
 pass "unknown options are named"
+
+# Input files whose names are in brackets are read under those names.
+printf '{"id":"1"}\n' > '[2024-01-01].ndjson'
+printf '{"id":"2"}\n' > 'b.ndjson'
+printf '{"id":"3"}\n' > '[b.ndjson,c]'
+expect_eq "$(ks split -q -k id -n 2 -o - '[2024-01-01].ndjson' '[b.ndjson,c]' b.ndjson | tr -d '\n')" \
+  '{"id":"1"}{"id":"3"}{"id":"2"}' "bracketed file names, in order"
+run_status ks split -q -k id -n 2 -o - '[missing]'
+expect_contains "$ERR" "[missing]: cannot open" "a missing bracketed name is named as given"
+pass "file names in brackets"

@@ -24,3 +24,14 @@ for key in alpha beta 'user 42' ''; do
   expect_eq "$(ks which -n 1000 --hash md5 "$key")" "$want" "md5 of [$key]"
 done
 pass "md5 matches hashlib"
+
+# A key in brackets (the JSON text of an array key) is one key, as on standard input; so is a
+# word that ends with the byte keyshard marks such words with while parsing.
+for key in '[1,2]' '[]' '[INFO]' "$(printf 'x\001')" "$(printf '[a]\001')"; do
+  expect_eq "$(ks which -n 100 -- "$key")" "$(printf '%s\n' "$key" | ks which -n 100)" \
+    "which '$key' as an argument and on stdin"
+  expect_eq "$(ks which -n 100 "$key" | wc -l)" 1 "which '$key': one number"
+done
+expect_eq "$(echo '{"k":[1,2]}' | ks split -q -k k -n 100 -o - --annotate partition)" \
+  "{\"k\":[1,2],\"_partition\":$(ks which -n 100 '[1,2]')}" "split and which agree on an array key"
+pass "keys in brackets are one key"
