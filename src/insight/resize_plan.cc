@@ -43,8 +43,10 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
   ChunkReader reader(config.inputs, config.chunk_size, config.max_line_size);
   Chunk chunk;
   Status status;
+  std::vector<uint64_t> input_lines(config.inputs.size() + 1);  // per input: lines read so far
   while (reader.next(chunk, status)) {
     index_lines(chunk.data.get(), chunk.size, chunk.line_starts);
+    input_lines.at(chunk.input) += chunk.line_count();
     const size_t readable_end = chunk.capacity + kLinePadding;
     for (size_t i = 0; i < chunk.line_count(); ++i) {
       ++plan.lines;
@@ -63,6 +65,12 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
       }
       ++entry->second.events;
     }
+  }
+  if (!status && reader.overlong_line()) {
+    // Every line before it was read: their count gives its number, as split and stats say.
+    return Status::error(status.reason(),
+                         fmt::format("{}:{}", status.where(),
+                                     input_lines.at(reader.overlong_line()->input) + 1));
   }
   if (!status) return status;
   plan.distinct_keys = keys.size();

@@ -61,6 +61,12 @@ offset=$(head -n 20000 second.ndjson | wc -c)
 expect_contains "$ERR" "second.ndjson:20001: the line is longer than --max-line-size" \
   "line number of the long line, after several chunks"
 expect_contains "$ERR" "it starts at byte $offset" "its byte offset"
+for command in "stats -k k -n 3" "plan -k k --from 3 --to 4"; do
+  run_status ks $command --max-line-size 1MiB --chunk-size 64KiB first.ndjson second.ndjson
+  expect_eq "$STATUS" 1 "$command: exit status for a line over --max-line-size"
+  expect_contains "$ERR" "second.ndjson:20001: the line is longer than --max-line-size" \
+    "$command: the line number of the long line"
+done
 # An --incremental input rewritten in place is read again from 0: its long first line is line 1.
 python3 -c 'import sys; sys.stdout.write("".join("{\"k\":\"%d\"}\n" % i for i in range(1000)))' \
   > rewritten.ndjson
