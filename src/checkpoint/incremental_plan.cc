@@ -52,11 +52,26 @@ std::optional<FileIdentity> identity_of(const std::string& path) {
 
 bool holds_position(const std::string& path, const InputPosition& position) {
   std::unique_ptr<InputSource> source;
-  if (!open_input(path, source) || source->compressed()) return false;
-  std::string head, tail;
-  if (!source->seek(position.offset, head, tail)) return false;
+  if (!open_input(path, source)) return false;
   FingerprintWindow window;
-  window.assign(std::move(head), std::move(tail));
+  std::string head, tail;
+  if (source->seek(position.offset, head, tail)) {
+    window.assign(std::move(head), std::move(tail));
+  } else {
+    // A zstd file (or one shorter than the position): read through to the position.
+    auto buffer = std::make_unique<char[]>(1 << 20);
+    uint64_t skipped = 0;
+    while (skipped < position.offset) {
+      size_t got = 0;
+      if (!source->read(buffer.get(), std::min<uint64_t>(1 << 20, position.offset - skipped), got)
+               .ok() ||
+          got == 0) {
+        return false;
+      }
+      window.add({buffer.get(), got});
+      skipped += got;
+    }
+  }
   return window.head_hash() == position.head_hash && window.tail_hash() == position.tail_hash;
 }
 
@@ -110,10 +125,23 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
           (position.device != 0 && named.contains(identity_recorded(position)))) {
         continue;
       }
-      if (holds_position(position.path, position)) {
-        plan.push_back(InputStart{position, false});
+      // Still under its name, or renamed again within its directory (the next rotation).
+      InputPosition at = position;
+      bool found = holds_position(at.path, at);
+      if (!found && position.device != 0) {
+        at.path = find_inode(directory_of(position.path), position.device, position.inode);
+        if (at.path.empty()) {
+          warn(position.path + ": the last run stopped while finishing this rotated file, which "
+                               "is not in its directory any more; its lines after byte " +
+               std::to_string(position.offset) + " (if any) are not read");
+          continue;
+        }
+        found = !named_names.contains(name_of(at.path)) && holds_position(at.path, at);
+      }
+      if (found) {
+        plan.push_back(InputStart{at, false});
         taken[i] = true;
-        claim(position);
+        claim(at);
       }
     }
   }
@@ -131,12 +159,18 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
         found = i;
       }
     }
-    if (!found) {
-      const std::string name = name_of(path);
-      for (size_t i = 0; i < recorded.size(); ++i) {
-        if (!taken[i] && name_of(recorded[i].path) == name) found = i;
-      }
+    std::optional<size_t> by_name;
+    const std::string name = name_of(path);
+    for (size_t i = 0; i < recorded.size(); ++i) {
+      if (!taken[i] && name_of(recorded[i].path) == name) by_name = i;
     }
+    // The file system may give a new file the inode of a deleted one (logrotate's `mv app.log
+    // app.log.1` deletes the old app.log.1): a file whose bytes are not the ones recorded for
+    // its inode is the new file at this name, rotated in after the one recorded under it.
+    if (found && by_name && *by_name != *found && !holds_position(path, recorded[*found])) {
+      found = by_name;
+    }
+    if (!found) found = by_name;
     InputStart fresh{InputPosition{path}, true};
     if (!identity) {
       // Between a rotation's rename and the new file, say. Its position is kept for the next

@@ -299,3 +299,59 @@ cat out/part-*.ndjson | sort > got.sorted
 expect_same_file got.sorted all.sorted "every line once after the resume"
 cd "$WORK"
 pass "resume of an --incremental run that carried a file over"
+
+# logrotate with `rotate 1`: `mv app.log app.log.1` deletes the old app.log.1, and the file
+# system may give its inode to the new app.log. The new file is still a new file: the one
+# rotated away is finished first.
+rm -rf reuse && mkdir reuse && cd reuse
+numbered() { python3 -c 'import sys
+for i in range(int(sys.argv[1]), int(sys.argv[2])): print("{\"user_id\":\"u%d\",\"n\":%d}" % (i % 7, i))' "$@"; }
+numbered 0 100 > app.log
+ks split -q --incremental -k user_id -n 2 -o out app.log
+for round in 1 2 3; do
+  numbered $((round * 200 - 100)) $((round * 200)) >> app.log
+  mv app.log app.log.1
+  numbered $((round * 200)) $((round * 200 + 100)) > app.log
+  ks split -q --incremental -k user_id -n 2 -o out app.log
+  expect_eq "$(cat out/part-*.ndjson | wc -l)" "$((round * 200 + 100))" \
+    "rotation $round: every line once (the rotated file's tail included)"
+done
+cd "$WORK"
+pass "a new file with a deleted file's inode is a new file"
+
+# A run stopped while finishing a rotated file, which the next rotation renames again: the
+# next run finds it under its new name and finishes it.
+for attempt in 1 2 3 4 5; do
+  rm -rf again && mkdir again && cd again
+  "$GEN_EVENTS" --events 1000 --seed 51 > big.log
+  ks split -q --incremental -k user_id -n 4 -o out big.log
+  "$GEN_EVENTS" --bytes "$(scaled $((40 * attempt)))MiB" --seed 52 >> big.log
+  mv big.log big.log.1
+  "$GEN_EVENTS" --events 1000 --seed 53 > big.log
+  interrupt_run big.log
+  [ "$STATUS" -eq 130 ] && break
+  cd "$WORK"
+done
+expect_eq "$STATUS" 130 "a ^C while finishing the rotated file (5 tries)"
+mv big.log.1 big.log.2
+run_status ks split -q --incremental -k user_id -n 4 -o out big.log
+expect_eq "$STATUS" 0 "the next run: $ERR"
+cat big.log.2 big.log | sort > all.sorted
+cat out/part-*.ndjson | sort > got.sorted
+expect_same_file got.sorted all.sorted "every line once, the renamed file finished"
+cd "$WORK"
+pass "a rotated file being finished, renamed again, is finished"
+
+# A rotated zstd input is followed like a plain one.
+rm -rf zrot && mkdir zrot && cd zrot
+numbered 0 100 | zstd -q > app.zst
+ks split -q --incremental -k user_id -n 2 -o out app.zst
+numbered 100 200 | zstd -q >> app.zst
+mv app.zst app.zst.1
+numbered 200 300 | zstd -q > app.zst
+run_status ks split -q --incremental -k user_id -n 2 -o out app.zst
+expect_eq "$STATUS" 0 "a rotated zstd input: $ERR"
+expect_eq "$ERR" "" "no warning: the rotated file is in its directory"
+expect_eq "$(cat out/part-*.ndjson | wc -l)" 300 "a rotated zstd input: every line once"
+cd "$WORK"
+pass "a rotated zstd input is finished"
