@@ -85,8 +85,17 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
   const int mode = resume_ ? O_APPEND : O_TRUNC;
   if (!config_.to_stdout) note_if_new(path);
   if (!config_.to_stdout && !config_.zstd_level) {
-    file = FileDescriptor(::open(path.c_str(), O_WRONLY | O_CREAT | mode | O_CLOEXEC, 0666));
+    file = FileDescriptor(::open(path.c_str(), O_RDWR | O_CREAT | mode | O_CLOEXEC, 0666));
     if (!file.valid()) return Status::error("cannot create: " + errno_text(errno), path);
+    if (resume_) {
+      // A child stopped mid-line left a line without its end: the new child starts a new one.
+      struct stat info {};
+      char last = '\n';
+      if (::fstat(file.get(), &info) == 0 && info.st_size > 0 &&
+          ::pread(file.get(), &last, 1, info.st_size - 1) == 1 && last != '\n') {
+        if (Status status = write_all(file.get(), "\n", path); !status) return status;
+      }
+    }
   } else if (!config_.to_stdout) {
     std::unique_ptr<Sink> sink;
     const Status status = resume_ ? open_append_sink(path, sink) : open_file_sink(path, sink);

@@ -127,13 +127,17 @@ for _ in $(seq 1 400); do
 done
 kill -KILL "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
+# A child stopped mid-line leaves its output without a final newline: made sure of here for
+# one partition (unless the kill did it already).
+cut_file=exec-crash/part-00000.ndjson
+[ -n "$(tail -c 1 "$cut_file")" ] || head -c 20 exec-ref/part-00000.ndjson >> "$cut_file"
 ks resume -q exec-crash
 for f in exec-ref/part-*.ndjson; do
   got="exec-crash/$(basename "$f")"
   # Every event reached its child. A SIGKILL while keyshard was writing to a child may have
   # left that child one line cut short (its event comes after the checkpoint and is sent again
-  # in full); the resumed child's first line then follows it on the same line. Nothing else
-  # may be there that is not an event.
+  # in full); resume ends that line, so the resumed child's first line is a line of its own.
+  # Nothing else may be there that is not an event.
   python3 - "$f" "$got" <<'PY' || fail "--exec resume: the events of $(basename "$f")"
 import sys
 want = set(open(sys.argv[1], "rb").read().splitlines())
@@ -146,9 +150,7 @@ if missing:
 if len(extra) > 1:
     problems.append(f"{len(extra)} lines that are not events")
 for line in extra:
-    cut = line.rfind(b'{"ts"')
-    fragment, event = line[:cut], line[cut:]
-    if cut <= 0 or event not in want or not any(w.startswith(fragment) for w in want):
+    if not any(w.startswith(line) for w in want):
         problems.append(f"a line that is neither an event nor a cut one: {line[:120]!r}")
 for problem in problems:
     print(problem, file=sys.stderr)
