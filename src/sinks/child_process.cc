@@ -1,7 +1,7 @@
 #include "sinks/child_process.h"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,33 +52,55 @@ Status spawn_shell(const std::string& command,
   for (std::string& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, child_stdin.get(), STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, child_stderr.get(), STDERR_FILENO);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  // The child gets the default SIGPIPE and SIGXFSZ dispositions back: keyshard ignores them
-  // for itself.
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  sigaddset(&defaults, SIGXFSZ);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  short flags = POSIX_SPAWN_SETSIGDEF;
-  if (own_group) {
-    posix_spawnattr_setpgroup(&attributes, 0);
-    flags |= POSIX_SPAWN_SETPGROUP;
-  }
-  posix_spawnattr_setflags(&attributes, flags);
-
   std::string shell = "/bin/sh", dash_c = "-c", text = command;
   char* argv[] = {shell.data(), dash_c.data(), text.data(), nullptr};
-  const int error = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (error != 0) return Status::error("cannot start /bin/sh: " + errno_text(error));
+  const int targets[] = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO};
+  const int sources[] = {child_stdin.get(), stdout_fd, child_stderr.get()};
+
+  // Every signal stays blocked from the fork until the child is set up, so that none runs a
+  // keyshard handler in the child. Only async-signal-safe calls follow in the child.
+  sigset_t all, before;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &before);
+  pid = ::fork();
+  if (pid == 0) {
+    if (own_group) ::setpgid(0, 0);
+    for (int signal = 1; signal < NSIG; ++signal) {
+      struct sigaction action {};
+      if (signal == SIGKILL || signal == SIGSTOP || ::sigaction(signal, nullptr, &action) != 0) {
+        continue;
+      }
+      // keyshard's handlers (and its ignoring SIGPIPE and SIGXFSZ) are its own: the child gets
+      // the defaults; what keyshard was started ignoring stays ignored.
+      const bool ignored = action.sa_handler == SIG_IGN && signal != SIGPIPE && signal != SIGXFSZ;
+      const bool stop_signal =
+          signal == SIGINT || signal == SIGTERM || signal == SIGHUP || signal == SIGQUIT;
+      if (own_group && stop_signal) {
+        // A ^C sent to keyshard's process group before setpgid above is pending here. It was
+        // meant for keyshard, which ends the run in order: ignoring it drops it.
+        struct sigaction ignore {};
+        ignore.sa_handler = SIG_IGN;
+        ::sigaction(signal, &ignore, nullptr);
+      }
+      struct sigaction reset {};
+      reset.sa_handler = ignored ? SIG_IGN : SIG_DFL;
+      ::sigaction(signal, &reset, nullptr);
+    }
+    for (int i = 0; i < 3; ++i) {
+      if (sources[i] == targets[i]) {
+        ::fcntl(targets[i], F_SETFD, 0);  // keep it open across exec
+      } else if (::dup2(sources[i], targets[i]) < 0) {
+        ::_exit(127);
+      }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    ::execve("/bin/sh", argv, envp.data());
+    ::_exit(127);
+  }
+  const int error = errno;
+  if (pid > 0 && own_group) ::setpgid(pid, pid);  // as the child does: whichever comes first
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (pid < 0) return Status::error("cannot start /bin/sh: " + errno_text(error));
   return {};  // the child's ends close here, in keyshard, when the FileDescriptors go
 }
 
