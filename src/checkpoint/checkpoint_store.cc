@@ -48,15 +48,21 @@ Status write_checkpoint(const std::string& dir, const Checkpoint& checkpoint) {
   if (Status status = make_state_dir(dir); !status) return status;
   const std::string path = checkpoint_path(dir);
   const std::string temporary = path + ".tmp";
+  const auto failed = [&temporary](Status status) {
+    (void)::unlink(temporary.c_str());  // the checkpoint in place stays the last one
+    return status;
+  };
   FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
   if (!fd.valid()) return Status::error("cannot create: " + errno_text(errno), temporary);
   if (Status status = write_all(fd.get(), encode_checkpoint(checkpoint), temporary); !status) {
-    return status;
+    return failed(status);
   }
-  if (::fsync(fd.get()) != 0) return Status::error("fsync failed: " + errno_text(errno), temporary);
-  if (Status status = fd.close(temporary); !status) return status;
+  if (::fsync(fd.get()) != 0) {
+    return failed(Status::error("fsync failed: " + errno_text(errno), temporary));
+  }
+  if (Status status = fd.close(temporary); !status) return failed(status);
   if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    return Status::error("cannot rename into place: " + errno_text(errno), path);
+    return failed(Status::error("cannot rename into place: " + errno_text(errno), path));
   }
   return sync_directory(state_dir(dir));
 }

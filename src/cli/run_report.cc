@@ -1,6 +1,7 @@
 #include "cli/run_report.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -40,19 +41,20 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
 }  // namespace
 
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before) {
-  if (!result.status) {
-    // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.
+  // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.
+  auto with_hint = [&config](Status failure) {
     Checkpoint last;
-    if (result.status.exit_code() == kExitFailure && config.checkpoints &&
+    if (failure.exit_code() == kExitFailure && config.checkpoints &&
         load_checkpoint(config.output_dir, last) && !last.complete) {
       return Status::error(
-          result.status.reason() + "\nkeyshard: once that is fixed, " +
+          failure.reason() + "\nkeyshard: once that is fixed, " +
               (config.incremental ? "the next --incremental run, or " : "") + "`keyshard resume " +
               config.output_dir + "` continues the run from its last checkpoint",
-          result.status.where(), kExitFailure);
+          failure.where(), kExitFailure);
     }
-    return result.status;
-  }
+    return failure;
+  };
+  if (!result.status) return with_hint(result.status);
   if (result.interrupted != 0) {
     if (result.last_checkpoint) {
       if (Status status = write_checkpoint(config.output_dir, *result.last_checkpoint); !status) {
@@ -74,7 +76,9 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
   // Complete only once the summary is in place: a crash before this resumes and writes both.
   if (result.last_checkpoint) {
     if (Status status = write_checkpoint(config.output_dir, *result.last_checkpoint); !status) {
-      return status;
+      // The run has not ended: no summary yet (resume writes it).
+      (void)::unlink((config.output_dir + "/" + kSummaryFileName).c_str());
+      return with_hint(status);
     }
   }
   if (!config.quiet) {

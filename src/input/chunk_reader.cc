@@ -49,8 +49,10 @@ Status ChunkReader::position_input(InputStart& start) {
   if (recorded.offset == 0) return {};
   std::string problem;
   std::string head, tail;
-  if (recorded.device != 0 && (source_->device != recorded.device ||
-                               source_->inode != recorded.inode)) {
+  // A file is known by its device and inode; stdin only by its bytes (the same stream may come
+  // from a file one time and from a pipe the next).
+  if (recorded.device != 0 && recorded.path != "-" &&
+      (source_->device != recorded.device || source_->inode != recorded.inode)) {
     problem = "it is another file now (its device or inode changed)";
   } else if (source_->seek(recorded.offset, head, tail)) {
     window_.assign(std::move(head), std::move(tail));

@@ -214,12 +214,13 @@ Status write_file_atomically(const std::string& path, std::string_view content) 
   const std::string temporary = path + ".tmp";
   FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
   if (!fd.valid()) return Status::error("cannot create: " + errno_text(errno), temporary);
-  if (Status status = write_all(fd.get(), content, temporary); !status) return status;
-  if (Status status = fd.close(temporary); !status) return status;
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    return Status::error("cannot rename into place: " + errno_text(errno), path);
+  Status status = write_all(fd.get(), content, temporary);
+  if (status) status = fd.close(temporary);
+  if (status && ::rename(temporary.c_str(), path.c_str()) != 0) {
+    status = Status::error("cannot rename into place: " + errno_text(errno), path);
   }
-  return {};
+  if (!status) (void)::unlink(temporary.c_str());  // no half-written file left behind
+  return status;
 }
 
 }  // namespace keyshard

@@ -145,6 +145,37 @@ for f in reference/part-*.ndjson; do
 done
 pass "stdin replay: the same stream completes exactly, another is refused"
 
+# Stdin is known by its bytes alone: a run that read a file on stdin resumes from a pipe.
+python3 - "$KEYSHARD" <<'PY' || fail "a run reading a file on stdin, stopped"
+import os, re, signal, subprocess, sys, time
+for attempt in range(5):
+    subprocess.run(["rm", "-rf", "stdin-file"], check=True)
+    run = subprocess.Popen([sys.argv[1], "split", "-k", "user_id", "-n", "8", "-q", "--chunk-size",
+                            "64KiB", "--checkpoint-every", "256KiB", "-o", "stdin-file"],
+                           stdin=open("events.ndjson", "rb"))
+    while run.poll() is None:
+        try:
+            if re.search(r'"offset":[1-9]', open("stdin-file/.keyshard/checkpoint.json").read()):
+                break
+        except (FileNotFoundError, UnicodeDecodeError):
+            pass
+        time.sleep(0.0005)
+    for sig in (signal.SIGSTOP, signal.SIGINT, signal.SIGCONT):
+        try:
+            run.send_signal(sig)
+        except ProcessLookupError:
+            pass
+    if run.wait() == 130:
+        sys.exit(0)
+sys.exit(1)
+PY
+run_status bash -c 'cat events.ndjson | "$KEYSHARD" resume -q stdin-file'
+expect_eq "$STATUS" 0 "resume from a pipe of a run that read a file on stdin: $ERR"
+for f in reference/part-*.ndjson; do
+  expect_same_file "stdin-file/${f#reference/}" "$f" "stdin from a file, then from a pipe"
+done
+pass "stdin is known by its bytes: a file, then a pipe"
+
 # An input changed before the recorded position is refused, naming it.
 rm -rf changed2
 (sleep 0.1; cat events.ndjson; sleep 30) > slow.fifo &
@@ -228,6 +259,31 @@ exec 9> held.fifo  # let the holder read an empty input and finish
 exec 9>&-
 wait "$holder"
 pass "a second run on the same DIR exits 75 naming the holder"
+
+# The last checkpoint cannot be written: the run fails (no summary: it has not ended), says
+# how to go on, and resume then completes it exactly.
+rm -rf lastfail feed.fifo && mkfifo feed.fifo
+"$KEYSHARD" split -k user_id -n 8 -q --checkpoint-every off -o lastfail feed.fifo 2> lastfail.err &
+pid=$!
+for _ in $(seq 1 1000); do [ -e lastfail/.keyshard/checkpoint.json ] && break; sleep 0.01; done
+mkdir lastfail/.keyshard/checkpoint.json.tmp  # the last checkpoint cannot be created
+cat events.ndjson > feed.fifo
+set +e; wait "$pid"; STATUS=$?; set -e
+expect_eq "$STATUS" 1 "a run whose last checkpoint cannot be written"
+expect_contains "$(cat lastfail.err)" "checkpoint.json.tmp: cannot create" "the error names the file"
+expect_contains "$(cat lastfail.err)" "\`keyshard resume lastfail\` continues the run" "and says how to go on"
+[ ! -e lastfail/keyshard-summary.json ] || fail "no summary for a run that failed"
+rmdir lastfail/.keyshard/checkpoint.json.tmp
+cat events.ndjson > feed.fifo &
+ks resume -q lastfail
+wait
+for f in reference/part-*.ndjson; do  # (the dead letters name another input)
+  expect_same_file "lastfail/${f#reference/}" "$f" "resume after the last checkpoint failed"
+done
+expect_eq "$(wc -l < lastfail/dead-letter.ndjson)" "$(wc -l < reference/dead-letter.ndjson)" \
+  "every dead letter once"
+[ -e lastfail/keyshard-summary.json ] || fail "the resumed run writes the summary"
+pass "a last checkpoint that cannot be written: no summary, a hint, then resume"
 
 # A write error (a full disk; else a file-size limit), then resume once there is room.
 small=$WORK/small
