@@ -143,12 +143,19 @@ Status parse_salts(const SplitOptions& options, RunConfig& config) {
   for (const std::string& text : options.salts) {
     const size_t colon = text.rfind(':');
     uint32_t sub_keys = 0;
-    if (colon != std::string::npos && colon > 0) {
+    if (colon != std::string::npos) {  // KEY may be empty: the empty key can be hot too
       const char* first = text.data() + colon + 1;
       const char* last = text.data() + text.size();
       const auto [end, error] = std::from_chars(first, last, sub_keys);
       if (error == std::errc() && end == last && sub_keys >= 2 && sub_keys <= 4096) {
-        config.salts.emplace_back(text.substr(0, colon), sub_keys);
+        const std::string key = text.substr(0, colon);
+        for (const auto& [earlier, count] : config.salts) {
+          if (earlier == key) {
+            return usage("--salt is given twice for the key \"" + key +
+                         "\": give each key once");
+          }
+        }
+        config.salts.emplace_back(key, sub_keys);
         continue;
       }
     }

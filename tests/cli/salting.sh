@@ -65,6 +65,23 @@ ks split -k user_id -n 8 --salt user_celebrity:8 -o summary -q events.ndjson
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["salted"][0]["key"] == "user_celebrity" and s["salted"][0]["events"] > 0, s["salted"]' summary/keyshard-summary.json
 pass "summary reports salting"
 
+# The empty key can be salted (":K"); a key salted twice is refused.
+printf '{"k":""}\n%.0s' $(seq 1 40) > empty-keys.ndjson
+ks split -q -k k -n 64 --salt :4 --annotate salt,partition -o - empty-keys.ndjson > empty-salted.ndjson
+python3 - empty-salted.ndjson "$KEYSHARD" <<'PY' || fail "the empty key salted over its sub-keys"
+import json, subprocess, sys
+events = [json.loads(line) for line in open(sys.argv[1])]
+assert len(events) == 40 and {e["_salt"] for e in events} == {0, 1, 2, 3}, events[:5]
+for e in events:  # sub-key i of KEY is KEY, byte 0x1E, i
+    want = subprocess.run([sys.argv[2], "which", "-n", "64", "\x1e%d" % e["_salt"]],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert e["_partition"] == int(want), (e, want)
+PY
+run_status ks split -k k -n 64 --salt a:2 --salt a:3 -o - empty-keys.ndjson
+expect_eq "$STATUS" 2 "a key salted twice"
+expect_contains "$ERR" 'given twice for the key "a"' "a key salted twice: why"
+pass "the empty key can be salted; a key salted twice is refused"
+
 # --hot-keys auto: the heavy keys are found and salted from then on; the skew falls below 1.2,
 # and the decisions are the same whatever the threads or the chunking.
 "$GEN_EVENTS" --events 1000000 --seed 1 > zipf.ndjson  # a prefix of the benchmark data
