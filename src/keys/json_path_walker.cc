@@ -5,6 +5,8 @@
 
 #include <cassert>
 
+#include "keys/json_grammar.h"
+
 namespace keyshard {
 
 namespace ondemand = simdjson::ondemand;
@@ -126,9 +128,17 @@ error_code JsonPathWalker::visit(ondemand::value value, uint32_t node) {
     }
     case ondemand::json_type::number:
     case ondemand::json_type::boolean:
-    case ondemand::json_type::null:
-      if (wanted) record(node, trim_right(value.raw_json_token()));
+    case ondemand::json_type::null: {
+      if (!wanted) return simdjson::SUCCESS;
+      // On Demand types a value by its first byte: the key's token itself must be valid ("tru",
+      // "-" or "01" is not), even when the rest of the line is not validated.
+      const std::string_view token = trim_right(value.raw_json_token());
+      if (check_json_grammar(token).shape != JsonShape::kOtherValue) {
+        return type == ondemand::json_type::number ? simdjson::NUMBER_ERROR : simdjson::T_ATOM_ERROR;
+      }
+      record(node, token);
       return simdjson::SUCCESS;
+    }
   }
   return simdjson::INCORRECT_TYPE;
 }

@@ -240,6 +240,18 @@ TEST_CASE("true, false and null keys are their literal text") {
   check_json_key({"k"}, R"({"k" : null , "z":1})", "null");
 }
 
+TEST_CASE("a number, true, false or null key that is not a valid token is a bad line, "
+          "validated or not") {
+  for (const std::string_view line : {R"({"k":tru})", R"({"k":truex})", R"({"k":nul, "a":1})",
+                                      R"({"k":-})", R"({"k":1e})", R"({"k":1.})", R"({"k":01})",
+                                      R"({"k":1.5e+})", R"({"k":-a})"}) {
+    check_json_bad({"k"}, line, BadReason::kInvalidJson);
+  }
+  // Valid ones, next to them, are keys in both modes.
+  check_json_key({"k"}, R"({"k":-0.5e+3})", "-0.5e+3");
+  check_json_key({"k"}, R"({"k":0})", "0");
+}
+
 TEST_CASE("object and array keys are their raw text as written, inner spaces included") {
   check_json_key({"k"}, R"({"k": {"a": [1, 2]} , "z":1})", R"({"a": [1, 2]})");
   check_json_key({"k"}, R"({"k":[1,2,3]})", "[1,2,3]");
