@@ -6,16 +6,105 @@ namespace keyshard {
 namespace {
 
 constexpr int kMaxDepth = 1024;
+constexpr uint32_t kNoNode = UINT32_MAX;
+
+unsigned hex_value(char c) {
+  if (c >= '0' && c <= '9') return static_cast<unsigned>(c - '0');
+  if (c >= 'a' && c <= 'f') return static_cast<unsigned>(c - 'a' + 10);
+  return static_cast<unsigned>(c - 'A' + 10);
+}
+
+unsigned hex4_at(std::string_view text, size_t at) {
+  unsigned code = 0;
+  for (size_t i = 0; i < 4; ++i) code = code << 4 | hex_value(text[at + i]);
+  return code;
+}
+
+void append_utf8(unsigned code, std::string& out) {
+  if (code < 0x80) {
+    out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    out += static_cast<char>(0xc0 | code >> 6);
+    out += static_cast<char>(0x80 | (code & 0x3f));
+  } else if (code < 0x10000) {
+    out += static_cast<char>(0xe0 | code >> 12);
+    out += static_cast<char>(0x80 | (code >> 6 & 0x3f));
+    out += static_cast<char>(0x80 | (code & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | code >> 18);
+    out += static_cast<char>(0x80 | (code >> 12 & 0x3f));
+    out += static_cast<char>(0x80 | (code >> 6 & 0x3f));
+    out += static_cast<char>(0x80 | (code & 0x3f));
+  }
+}
+
+}  // namespace
+
+KeyTrie::KeyTrie(std::span<const KeyPath> paths) : parts_(paths.size()) {
+  nodes_.emplace_back();
+  for (size_t part = 0; part < paths.size(); ++part) {
+    uint32_t node = 0;
+    for (const PathComponent& component : paths[part].components) {
+      uint32_t next = kNoNode;
+      for (const Child& child : nodes_[node].children) {
+        if (child.name == component.name) next = child.node;
+      }
+      if (next == kNoNode) {
+        next = static_cast<uint32_t>(nodes_.size());
+        nodes_[node].children.push_back(Child{component.name, component.array_index, next});
+        nodes_.emplace_back();
+      }
+      node = next;
+    }
+    nodes_[node].parts.push_back(static_cast<uint32_t>(part));
+  }
+}
+
+void unescape_json_string(std::string_view quoted, std::string& out) {
+  out.clear();
+  const std::string_view body = quoted.substr(1, quoted.size() - 2);
+  for (size_t at = 0; at < body.size(); ++at) {
+    const char c = body[at];
+    if (c != '\\') {
+      out += c;
+      continue;
+    }
+    const char escape = body[++at];
+    switch (escape) {
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        unsigned code = hex4_at(body, at + 1);
+        at += 4;
+        if (code >= 0xd800 && code <= 0xdbff) {  // a high surrogate: its low one follows
+          const unsigned low = hex4_at(body, at + 3);
+          at += 6;
+          code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        }
+        append_utf8(code, out);
+        break;
+      }
+      default: out += escape;  // " \ /
+    }
+  }
+}
 
 class GrammarChecker {
  public:
-  explicit GrammarChecker(std::string_view text) : text_(text) {}
+  GrammarChecker(std::string_view text, const KeyTrie* keys,
+                 std::vector<std::optional<std::string_view>>* values)
+      : text_(text), keys_(keys), values_(values) {
+    if (values_) values_->assign(keys_ ? keys_->parts() : 0, std::nullopt);
+  }
 
   JsonGrammarVerdict run() {
     if (!is_valid_utf8(text_)) return {JsonShape::kInvalid, "invalid UTF-8"};
     skip_space();
     const bool object = peek() == '{';
-    if (!value(0)) return {JsonShape::kInvalid, problem_};
+    if (!value(0, keys_ && values_ ? 0 : kNoNode)) return {JsonShape::kInvalid, problem_};
     skip_space();
     if (at_ < text_.size()) return {JsonShape::kInvalid, "content after the JSON value"};
     return {object ? JsonShape::kObject : JsonShape::kOtherValue, nullptr};
@@ -107,19 +196,58 @@ class GrammarChecker {
     }
   }
 
-  bool value(int depth) {
+  // `node`: where the value sits in the key trie (kNoNode: on no -k path).
+  bool value(int depth, uint32_t node) {
+    const size_t start = at_;
+    bool good = false;
     switch (peek()) {
-      case '{': return object(depth + 1);
-      case '[': return array(depth + 1);
-      case '"': return string();
-      case 't': return literal("true");
-      case 'f': return literal("false");
-      case 'n': return literal("null");
-      default: return number();
+      case '{': good = object(depth + 1, node); break;
+      case '[': good = array(depth + 1, node); break;
+      case '"': good = string(); break;
+      case 't': good = literal("true"); break;
+      case 'f': good = literal("false"); break;
+      case 'n': good = literal("null"); break;
+      default: good = number();
     }
+    if (good && node != kNoNode) {
+      for (const uint32_t part : keys_->nodes_[node].parts) {
+        auto& found = (*values_)[part];
+        if (!found) found = text_.substr(start, at_ - start);
+      }
+    }
+    return good;
   }
 
-  bool object(int depth) {
+  // The trie node of member `quoted_name` of an object at `node`, unless a member of that name
+  // came earlier in the same object (`matched`: the children matched so far).
+  uint32_t member_node(uint32_t node, std::string_view quoted_name, uint64_t& matched) {
+    if (node == kNoNode) return kNoNode;
+    const auto& children = keys_->nodes_[node].children;
+    if (children.empty()) return kNoNode;
+    std::string_view name = quoted_name.substr(1, quoted_name.size() - 2);
+    if (name.find('\\') != std::string_view::npos) {
+      unescape_json_string(quoted_name, name_scratch_);
+      name = name_scratch_;
+    }
+    for (size_t i = 0; i < children.size() && i < 64; ++i) {
+      if (children[i].name == name) {
+        if (matched & (1ull << i)) return kNoNode;  // a duplicate: the first one counts
+        matched |= 1ull << i;
+        return children[i].node;
+      }
+    }
+    return kNoNode;
+  }
+
+  uint32_t element_node(uint32_t node, uint64_t index) const {
+    if (node == kNoNode) return kNoNode;
+    for (const auto& child : keys_->nodes_[node].children) {
+      if (child.array_index == index) return child.node;
+    }
+    return kNoNode;
+  }
+
+  bool object(int depth, uint32_t node) {
     if (depth > kMaxDepth) return fail("nested too deeply");
     ++at_;
     skip_space();
@@ -127,15 +255,18 @@ class GrammarChecker {
       ++at_;
       return true;
     }
+    uint64_t matched = 0;
     for (;;) {
       skip_space();
       if (peek() != '"') return fail("expected a member name");
+      const size_t name_start = at_;
       if (!string()) return false;
+      const uint32_t child = member_node(node, text_.substr(name_start, at_ - name_start), matched);
       skip_space();
       if (peek() != ':') return fail("expected ':' after a member name");
       ++at_;
       skip_space();
-      if (!value(depth)) return false;
+      if (!value(depth, child)) return false;
       skip_space();
       if (peek() == ',') {
         ++at_;
@@ -149,7 +280,7 @@ class GrammarChecker {
     }
   }
 
-  bool array(int depth) {
+  bool array(int depth, uint32_t node) {
     if (depth > kMaxDepth) return fail("nested too deeply");
     ++at_;
     skip_space();
@@ -157,9 +288,9 @@ class GrammarChecker {
       ++at_;
       return true;
     }
-    for (;;) {
+    for (uint64_t index = 0;; ++index) {
       skip_space();
-      if (!value(depth)) return false;
+      if (!value(depth, element_node(node, index))) return false;
       skip_space();
       if (peek() == ',') {
         ++at_;
@@ -174,14 +305,16 @@ class GrammarChecker {
   }
 
   std::string_view text_;
+  const KeyTrie* keys_;
+  std::vector<std::optional<std::string_view>>* values_;
   size_t at_ = 0;
   const char* problem_ = "invalid JSON";
+  std::string name_scratch_;
 };
 
-}  // namespace
-
-JsonGrammarVerdict check_json_grammar(std::string_view text) {
-  return GrammarChecker(text).run();
+JsonGrammarVerdict check_json_grammar(std::string_view text, const KeyTrie* keys,
+                                      std::vector<std::optional<std::string_view>>* values) {
+  return GrammarChecker(text, keys, values).run();
 }
 
 }  // namespace keyshard

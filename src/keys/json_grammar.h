@@ -1,9 +1,19 @@
 // A strict RFC 8259 check of one line, for the lines simdjson's DOM parser cannot take as they
-// are (numbers beyond 64 bits or beyond double range are valid JSON). Slower than simdjson, so
-// it runs only on those lines. Like simdjson, it refuses invalid UTF-8 and lone surrogates.
+// are (numbers beyond 64 bits or beyond double range are valid JSON) or should not (a line so
+// long that the parser's tree, many times its size, would cost too much memory). Slower than
+// simdjson, so it runs only on those lines; its memory does not grow with the line. Like
+// simdjson, it refuses invalid UTF-8 and lone surrogates. It can also note where the -k paths'
+// values are, in the same pass.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "keys/key_path.h"
 
 namespace keyshard {
 
@@ -14,8 +24,37 @@ struct JsonGrammarVerdict {
   const char* problem;  // for kInvalid: what is wrong (static text)
 };
 
+/// The -k paths as a trie, for check_json_grammar to find their values.
+class KeyTrie {
+ public:
+  explicit KeyTrie(std::span<const KeyPath> paths);
+  size_t parts() const { return parts_; }
+
+ private:
+  friend class GrammarChecker;
+  struct Child {
+    std::string name;
+    std::optional<uint64_t> array_index;
+    uint32_t node;
+  };
+  struct Node {
+    std::vector<Child> children;
+    std::vector<uint32_t> parts;  // the key parts whose path ends here
+  };
+  std::vector<Node> nodes_;  // nodes_[0] is the top-level object
+  size_t parts_ = 0;
+};
+
 /// Checks that `text` is exactly one JSON value, surrounded only by whitespace; nesting deeper
-/// than 1024 is refused, as simdjson does.
-JsonGrammarVerdict check_json_grammar(std::string_view text);
+/// than 1024 is refused, as simdjson does. With `keys`, `values` receives, per key part, the
+/// exact text of the first value found at its path (a string with its quotes), or nullopt.
+/// As everywhere in keyshard, the first of duplicate members is the one that counts.
+JsonGrammarVerdict check_json_grammar(std::string_view text, const KeyTrie* keys = nullptr,
+                                      std::vector<std::optional<std::string_view>>* values =
+                                          nullptr);
+
+/// The content of a JSON string that check_json_grammar accepted, `quoted` with its quotes,
+/// unescaped to UTF-8 into `out`.
+void unescape_json_string(std::string_view quoted, std::string& out);
 
 }  // namespace keyshard

@@ -1,7 +1,5 @@
 #include "keys/json_key_extractor.h"
 
-#include "keys/json_grammar.h"
-
 namespace keyshard {
 namespace {
 
@@ -29,11 +27,38 @@ Lookup look_up(dom::element root, const KeyPath& path, std::string_view& text) {
 
 }  // namespace
 
-JsonKeyExtractor::JsonKeyExtractor(std::span<const KeyPath> paths, bool validate)
-    : walker_(paths), paths_(paths.begin(), paths.end()), parts_(paths.size()),
-      validate_(validate) {}
+JsonKeyExtractor::JsonKeyExtractor(std::span<const KeyPath> paths, bool validate,
+                                   size_t tree_line_limit)
+    : walker_(paths), trie_(paths), unescaped_(paths.size()), paths_(paths.begin(), paths.end()),
+      parts_(paths.size()), validate_(validate), tree_line_limit_(tree_line_limit) {}
+
+Extraction JsonKeyExtractor::extract_by_grammar(std::string_view line) {
+  const JsonGrammarVerdict verdict = check_json_grammar(line, &trie_, &values_);
+  if (verdict.shape == JsonShape::kInvalid) return bad_line(BadReason::kInvalidJson, verdict.problem);
+  if (verdict.shape == JsonShape::kOtherValue) {
+    return bad_line(BadReason::kNotObject, "the line is not a JSON object");
+  }
+  for (size_t part = 0; part < paths_.size(); ++part) {
+    if (!values_[part]) return bad_line(BadReason::kMissingKey, paths_[part].spelling);
+    const std::string_view text = *values_[part];
+    if (text.front() != '"') {
+      parts_[part] = text;  // the raw text of any other value
+    } else if (text.find('\\') == std::string_view::npos) {
+      parts_[part] = text.substr(1, text.size() - 2);
+    } else {
+      unescape_json_string(text, unescaped_[part]);
+      parts_[part] = unescaped_[part];
+    }
+  }
+  if (parts_.size() == 1) return key_found(parts_[0]);
+  return key_found(join_key_parts(parts_, [](std::string_view part) { return part; }, composite_));
+}
 
 Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
+  if (line.size() > tree_line_limit_) {
+    if (is_blank_line(line)) return bad_line(BadReason::kEmptyLine);
+    return extract_by_grammar(line);
+  }
   if (!validate_) return walker_.extract(line, readable);
   if (is_blank_line(line)) return bad_line(BadReason::kEmptyLine);
 
@@ -41,15 +66,8 @@ Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
   const simdjson::error_code error = parser_.parse(line.data(), line.size(), false).get(root);
   if (error == simdjson::NUMBER_ERROR) {
     // Valid JSON may hold numbers beyond what simdjson's tree stores: check the grammar alone,
-    // then take the key's raw text with the walker.
-    const JsonGrammarVerdict verdict = check_json_grammar(line);
-    if (verdict.shape == JsonShape::kInvalid) {
-      return bad_line(BadReason::kInvalidJson, verdict.problem);
-    }
-    if (verdict.shape == JsonShape::kOtherValue) {
-      return bad_line(BadReason::kNotObject, "the line is not a JSON object");
-    }
-    return walker_.extract(line, readable);
+    // finding the key in the same pass.
+    return extract_by_grammar(line);
   }
   if (error) return bad_line(BadReason::kInvalidJson, simdjson::error_message(error));
   if (!root.is_object()) return bad_line(BadReason::kNotObject, "the line is not a JSON object");

@@ -1,9 +1,12 @@
 // Key extraction for --format json. By default every line is validated as a whole JSON object
 // with simdjson's DOM parser (runtime-dispatched to the best SIMD kernel of the machine) and the
 // key is looked up in the parsed tree. A key part that is not a string takes its raw text from
-// the On Demand path walker (the tree does not keep it). A line with a number too large for
-// simdjson's tree (still valid JSON) is checked by the strict grammar checker instead, then
-// walked. --no-validate uses only the walker, which stops as soon as the key is found.
+// the On Demand path walker (the tree does not keep it). Two kinds of line go to the strict
+// grammar checker instead, which finds the key in the same pass: a line with a number too large
+// for simdjson's tree (still valid JSON), and a line longer than kTreeLineLimit, whose tree
+// would take many times its size in memory (the checker's memory does not grow with the line).
+// --no-validate uses the walker, which stops as soon as the key is found (long lines too are
+// checked whole: the walker's index would also grow with the line).
 #pragma once
 
 #include <simdjson.h>
@@ -13,26 +16,38 @@
 #include <vector>
 
 #include "keys/extraction.h"
+#include "keys/json_grammar.h"
 #include "keys/json_path_walker.h"
 #include "keys/key_path.h"
 
 namespace keyshard {
 
+/// Lines longer than this are not parsed into a tree (see above).
+inline constexpr size_t kTreeLineLimit = 1u << 20;
+
 class JsonKeyExtractor {
  public:
-  JsonKeyExtractor(std::span<const KeyPath> paths, bool validate);
+  /// Lines longer than `tree_line_limit` go to the grammar checker.
+  JsonKeyExtractor(std::span<const KeyPath> paths, bool validate,
+                   size_t tree_line_limit = kTreeLineLimit);
 
   /// The key of `line` (without '\n'); `readable` bytes from line.data() may be read, at least
   /// line.size() + kLinePadding. The key stays valid until the next call.
   Extraction extract(std::string_view line, size_t readable);
 
  private:
+  Extraction extract_by_grammar(std::string_view line);
+
   simdjson::dom::parser parser_;
   JsonPathWalker walker_;
+  KeyTrie trie_;
+  std::vector<std::optional<std::string_view>> values_;  // per part, from the grammar checker
+  std::vector<std::string> unescaped_;                   // per part: a string value's bytes
   std::vector<KeyPath> paths_;
   std::vector<std::string_view> parts_;
   std::string composite_;
   bool validate_;
+  size_t tree_line_limit_;
 };
 
 }  // namespace keyshard

@@ -28,7 +28,7 @@ std::string_view without_cr(std::string_view line) {
 
 KeyExtractor::KeyExtractor(const KeySpec& spec) : spec_(spec) {
   if (spec_.format == InputFormat::kJson) {
-    json_ = std::make_unique<JsonKeyExtractor>(spec_.paths, spec_.validate);
+    json_ = std::make_unique<JsonKeyExtractor>(spec_.paths, spec_.validate, spec_.tree_line_limit);
   }
   for (uint32_t field : spec_.fields) field_names_.push_back("field " + std::to_string(field));
 }

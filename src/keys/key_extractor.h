@@ -21,6 +21,7 @@ struct KeySpec {
   std::vector<uint32_t> fields;   // --format delimited, 1-based
   char delimiter = '\t';
   bool validate = true;           // --format json: validate each whole line
+  size_t tree_line_limit = kTreeLineLimit;  // --format json: see JsonKeyExtractor
 };
 
 class KeyExtractor {

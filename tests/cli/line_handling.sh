@@ -132,3 +132,32 @@ PY
 done
 expect_eq "$(wc -l < empties/dead-letter.ndjson)" 8000000 "every empty line is dead-lettered"
 pass "8 million empty lines: counted, dead-lettered, in bounded memory"
+
+# A 40 MB line of small values is validated without a parse tree many times its size: peak
+# memory stays within a few copies of the line (the tree took it to 790 MB). Its key, after the
+# long value, escaped, and a composite part that is a number, are still found; a long line with
+# an error in its last bytes is still a bad line.
+python3 - <<'PY'
+with open("long-values.ndjson", "w") as out:
+    out.write('{"v":[' + "1," * 20000000 + '1],"k":"caf\\u00e9","n":-1.5e3}\n')
+    out.write('{"k":"short","n":2}\n')
+with open("long-bad.ndjson", "w") as out:
+    out.write('{"v":[' + "1," * 20000000 + '1,],"k":"bad"}\n')
+PY
+peak_kib=$(python3 - "$KEYSHARD" <<'PY'
+import resource, subprocess, sys
+subprocess.run([sys.argv[1], "split", "-q", "-k", "k", "-k", "n", "-n", "4", "--annotate", "key",
+                "-o", "long-values", "long-values.ndjson"], check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+)
+expect_eq "$(summary_field long-values events_written)" 2 "a long line and a short one written"
+expect_eq "$(grep -ho '"_key":"[^"]*"' long-values/part-*.ndjson | sort | tr '\n' ' ')" \
+  "$(printf '"_key":"caf\xc3\xa9\\u001f-1.5e3" "_key":"short\\u001f2" ')" "the keys of the long line and the short one"
+if [ "${SANITIZED:-0}" != 1 ]; then
+  [ "$peak_kib" -lt $((400 * 1024)) ] ||
+    fail "a 40 MB line of small values: peak RSS $peak_kib KiB, more than 400 MiB"
+fi
+ks split -q -k k -n 4 -o long-bad long-bad.ndjson
+expect_eq "$(summary_field long-bad dead_lettered)" 1 "a long line with an error at its end is bad"
+pass "a long line of small values: validated in memory near its size"

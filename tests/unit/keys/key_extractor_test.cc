@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <random>
 #include <string>
 #include <string_view>
@@ -98,11 +99,14 @@ std::vector<KeyPath> key_paths(const std::vector<std::string_view>& keys) {
   return paths;
 }
 
-KeySpec json_spec(const std::vector<std::string_view>& keys, bool validate) {
+// `tree_line_limit` 0 sends every line to the grammar checker, as lines past the limit go.
+KeySpec json_spec(const std::vector<std::string_view>& keys, bool validate,
+                  size_t tree_line_limit = kTreeLineLimit) {
   KeySpec spec;
   spec.format = InputFormat::kJson;
   spec.paths = key_paths(keys);
   spec.validate = validate;
+  spec.tree_line_limit = tree_line_limit;
   return spec;
 }
 
@@ -123,19 +127,32 @@ KeySpec line_spec() {
 // Which validation modes a JSON expectation holds for.
 enum class Modes { kBoth, kValidateOnly };
 
-std::vector<bool> modes_of(Modes modes) {
-  return modes == Modes::kBoth ? std::vector<bool>{true, false} : std::vector<bool>{true};
+struct Mode {
+  bool validate;
+  size_t tree_line_limit;
+};
+std::ostream& operator<<(std::ostream& out, const Mode& mode) {
+  return out << (mode.validate ? "validating" : "not validating")
+             << (mode.tree_line_limit == 0 ? ", grammar checker" : "");
+}
+
+// The lines of each mode: validated by the DOM parser, not validated, and (as if too long for
+// the tree) checked by the grammar checker, with or without --no-validate.
+std::vector<Mode> modes_of(Modes modes) {
+  std::vector<Mode> all = {{true, kTreeLineLimit}, {true, 0}, {false, 0}};
+  if (modes == Modes::kBoth) all.push_back({false, kTreeLineLimit});
+  return all;
 }
 
 // The key of `line` under -k `keys` must be `expected`, in each mode.
 void check_json_key(const std::vector<std::string_view>& keys, std::string_view line,
                     std::string_view expected, Modes modes = Modes::kBoth) {
-  for (const bool validate : modes_of(modes)) {
-    KeyExtractor extractor(json_spec(keys, validate));
+  for (const Mode mode : modes_of(modes)) {
+    KeyExtractor extractor(json_spec(keys, mode.validate, mode.tree_line_limit));
     for (const Padding padding : {Padding::kZeros, Padding::kNextLine}) {
       const Outcome outcome = run(extractor, line, padding);
       INFO("line: ", printable(line));
-      INFO("validate: ", validate, ", got ", describe(outcome));
+      INFO("mode: ", mode, ", got ", describe(outcome));
       INFO("expected key '", printable(expected), "'");
       CHECK(outcome.ok);
       CHECK(outcome.key == expected);
@@ -147,12 +164,12 @@ void check_json_key(const std::vector<std::string_view>& keys, std::string_view 
 std::string check_json_bad(const std::vector<std::string_view>& keys, std::string_view line,
                            BadReason reason, Modes modes = Modes::kBoth) {
   std::string detail;
-  for (const bool validate : modes_of(modes)) {
-    KeyExtractor extractor(json_spec(keys, validate));
+  for (const Mode mode : modes_of(modes)) {
+    KeyExtractor extractor(json_spec(keys, mode.validate, mode.tree_line_limit));
     for (const Padding padding : {Padding::kZeros, Padding::kNextLine}) {
       const Outcome outcome = run(extractor, line, padding);
       INFO("line: ", printable(line));
-      INFO("validate: ", validate, ", got ", describe(outcome));
+      INFO("mode: ", mode, ", got ", describe(outcome));
       INFO("expected bad line: ", std::string(bad_reason_name(reason)));
       CHECK_FALSE(outcome.ok);
       CHECK(outcome.reason == reason);
@@ -1179,9 +1196,11 @@ bool valid_object(const Outcome& expected) {
 }
 
 // One extractor per key set of kDifferentialKeys.
-std::vector<KeyExtractor> extractors(bool validate) {
+std::vector<KeyExtractor> extractors(bool validate, size_t tree_line_limit = kTreeLineLimit) {
   std::vector<KeyExtractor> made;
-  for (const auto& keys : kDifferentialKeys) made.emplace_back(json_spec(keys, validate));
+  for (const auto& keys : kDifferentialKeys) {
+    made.emplace_back(json_spec(keys, validate, tree_line_limit));
+  }
   return made;
 }
 
@@ -1204,6 +1223,22 @@ TEST_CASE("validation agrees with an independent strict JSON parser on 20000 mut
   CHECK(mix.valid_objects > kMutatedLines / 20);
   CHECK(mix.keys_found > kMutatedLines / 40);
   CHECK(mix.invalid > kMutatedLines / 4);
+}
+
+TEST_CASE("lines past the tree limit (the grammar checker) agree with the strict parser on "
+          "20000 mutated lines, --no-validate or not") {
+  for (const bool validate : {true, false}) {
+    auto checking = extractors(validate, 0);
+    LineMix mix;
+    const size_t disagreements = count_disagreements(
+        mutated_lines(), validate ? "grammar checker" : "grammar checker, --no-validate",
+        [&](size_t set, std::string_view line, Padding padding) {
+          return run(checking[set], line, padding);
+        },
+        always, &mix);
+    CHECK(disagreements == 0);
+    CHECK(mix.keys_found > kMutatedLines / 40);
+  }
 }
 
 TEST_CASE("without validation every valid object still gives the reference key") {
