@@ -127,7 +127,8 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
       }
       // Still under its name, or renamed again within its directory (the next rotation).
       InputPosition at = position;
-      bool found = holds_position(at.path, at);
+      bool found = (position.device == 0 || identity_of(at.path) == identity_recorded(position)) &&
+                   holds_position(at.path, at);
       if (!found && position.device != 0) {
         at.path = find_inode(directory_of(position.path), position.device, position.inode);
         if (at.path.empty()) {
@@ -166,9 +167,17 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     }
     // The file system may give a new file the inode of a deleted one (logrotate's `mv app.log
     // app.log.1` deletes the old app.log.1): a file whose bytes are not the ones recorded for
-    // its inode is the new file at this name, rotated in after the one recorded under it.
-    if (found && by_name && *by_name != *found && !holds_position(path, recorded[*found])) {
-      found = by_name;
+    // its inode is the new file at this name, rotated in after the one recorded under it. So is
+    // a file recorded empty under that inode (no bytes to tell) while the file recorded under
+    // this name is still in the directory under another name, as a rotation leaves it.
+    if (found && by_name && *by_name != *found) {
+      const InputPosition& by_inode = recorded[*found];
+      const InputPosition& named_here = recorded[*by_name];
+      if (!holds_position(path, by_inode) ||
+          (by_inode.offset == 0 && named_here.device != 0 &&
+           !find_inode(directory_of(path), named_here.device, named_here.inode).empty())) {
+        found = by_name;
+      }
     }
     if (!found) found = by_name;
     InputStart fresh{InputPosition{path}, true};

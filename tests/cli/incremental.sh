@@ -316,6 +316,18 @@ for round in 1 2 3; do
   expect_eq "$(cat out/part-*.ndjson | wc -l)" "$((round * 200 + 100))" \
     "rotation $round: every line once (the rotated file's tail included)"
 done
+# The same when the file rotated away was recorded empty (logrotate rotates empty logs too):
+# an empty record tells nothing about the new file.
+: > empty.log
+ks split -q --incremental -k user_id -n 2 -o out-empty empty.log
+mv empty.log empty.log.1
+numbered 0 100 > empty.log
+ks split -q --incremental -k user_id -n 2 -o out-empty empty.log
+numbered 100 150 >> empty.log
+mv empty.log empty.log.1
+numbered 150 180 > empty.log
+ks split -q --incremental -k user_id -n 2 -o out-empty empty.log
+expect_eq "$(cat out-empty/part-*.ndjson | wc -l)" 180 "after an empty file's rotation: every line once"
 cd "$WORK"
 pass "a new file with a deleted file's inode is a new file"
 
