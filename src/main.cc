@@ -86,10 +86,16 @@ std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
   const std::string command = chosen.empty() ? "" : chosen.front()->get_name();
   std::string text = error.what();
   text.erase(std::remove(text.begin(), text.end(), kMark), text.end());  // see mark_bracketed_words
-  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
-    // An unknown option also leaves the words after it unplaced: name the option, not them.
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr ||
+      dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
+    // An unknown option also leaves the words after it unplaced, or a required option missing
+    // (a misspelt --partitions): name the option, not them.
     const CLI::App* where = chosen.empty() ? app : chosen.front();
-    for (const std::string& extra : where->remaining()) {
+    std::vector<std::string> unplaced = where->remaining();
+    if (!chosen.empty()) {
+      for (const std::string& word : app->remaining()) unplaced.push_back(word);  // before it
+    }
+    for (const std::string& extra : unplaced) {
       if (extra.size() > 1 && extra[0] == '-') {
         text = "unknown option '" + extra.substr(0, extra.find('=')) + "'";
         if (command == "resume") {

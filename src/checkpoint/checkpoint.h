@@ -42,6 +42,8 @@ struct Checkpoint {
   bool complete = false;   // the run reached the end of its inputs
   bool incremental = false;
   bool exec = false;       // outputs are --exec children's: no sizes, at-least-once on resume
+  bool exec_settled = false;  // --exec: written with no child mid-stream (the run's start or
+                              // end), so each child's output ends where the child ended it
   std::string working_directory;  // where the run started: its relative paths are from there
   std::vector<InputPosition> inputs;  // in order; inputs before `current` are finished
   uint32_t current = 0;

@@ -156,8 +156,10 @@ std::string encode_checkpoint(const Checkpoint& c) {
   const RunStats& s = c.stats;
   fmt::format_to(it,
                  "{{\n  \"format\": \"{}\",\n  \"version\": {},\n  \"keyshard_version\": \"{}\",\n"
-                 "  \"complete\": {},\n  \"incremental\": {},\n  \"exec\": {},\n",
-                 kFormat, c.version, KEYSHARD_VERSION, c.complete, c.incremental, c.exec);
+                 "  \"complete\": {},\n  \"incremental\": {},\n  \"exec\": {},\n"
+                 "  \"exec_settled\": {},\n",
+                 kFormat, c.version, KEYSHARD_VERSION, c.complete, c.incremental, c.exec,
+                 c.exec_settled);
   out += "  ";
   append_json_bytes_member(out, "working_directory", c.working_directory, ": ");
   out += ",\n  \"options\": " + c.options + ",\n";
@@ -269,6 +271,8 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
   c.complete = r.boolean(top, "complete");
   c.incremental = r.boolean(top, "incremental");
   c.exec = r.boolean(top, "exec");
+  // Optional: without it (an older checkpoint), the children may have stopped mid-line.
+  c.exec_settled = r.ok() && r.has(top, "exec_settled") && r.boolean(top, "exec_settled");
   // Optional: without it (an older checkpoint), resume stays where it is started.
   if (r.ok() && (r.has(top, "working_directory") || r.has(top, "working_directory_base64"))) {
     c.working_directory = r.bytes(top, "working_directory");

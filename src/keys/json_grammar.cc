@@ -247,14 +247,16 @@ class GrammarChecker {
     return kNoNode;
   }
 
+  // As simdjson counts: an empty object or array adds no depth; a non-empty one at depth
+  // kMaxDepth is refused.
   bool object(int depth, uint32_t node) {
-    if (depth > kMaxDepth) return fail("nested too deeply");
     ++at_;
     skip_space();
     if (peek() == '}') {
       ++at_;
       return true;
     }
+    if (depth >= kMaxDepth) return fail("nested too deeply");
     uint64_t matched = 0;
     for (;;) {
       skip_space();
@@ -281,13 +283,13 @@ class GrammarChecker {
   }
 
   bool array(int depth, uint32_t node) {
-    if (depth > kMaxDepth) return fail("nested too deeply");
     ++at_;
     skip_space();
     if (peek() == ']') {
       ++at_;
       return true;
     }
+    if (depth >= kMaxDepth) return fail("nested too deeply");
     for (uint64_t index = 0;; ++index) {
       skip_space();
       if (!value(depth, element_node(node, index))) return false;

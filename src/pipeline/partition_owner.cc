@@ -87,8 +87,10 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
   if (!config_.to_stdout && !config_.zstd_level) {
     file = FileDescriptor(::open(path.c_str(), O_RDWR | O_CREAT | mode | O_CLOEXEC, 0666));
     if (!file.valid()) return Status::error("cannot create: " + errno_text(errno), path);
-    if (resume_) {
-      // A child stopped mid-line left a line without its end: the new child starts a new one.
+    if (resume_ && !resume_->exec_settled) {
+      // A crash may have stopped a child mid-line (its output then lacks the line's end): the
+      // new child starts a new line. (After an orderly end, an output is left as its child
+      // ended it, whatever it is.)
       struct stat info {};
       char last = '\n';
       if (::fstat(file.get(), &info) == 0 && info.st_size > 0 &&

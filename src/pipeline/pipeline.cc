@@ -323,10 +323,12 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   auto whole_cut = [&] {
     std::vector<OwnerCut> cuts;
     for (const auto& owner : owners) cuts.push_back(owner->final_cut());
-    return checkpointer->assemble(
+    Checkpoint whole = checkpointer->assemble(
         reader_cut(), std::move(cuts),
         sequencer ? std::optional<SaltState>(sequencer->snapshot()) : std::nullopt,
         settle(UINT32_MAX));
+    whole.exec_settled = config.exec();  // no child is fed at the start, all ended at the end
+    return whole;
   };
   if (checkpointer && !resume) {
     // A fresh run records its empty start, so that `resume` works from its first byte.

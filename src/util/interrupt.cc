@@ -25,8 +25,13 @@ void catch_interrupts() {
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESETHAND;  // the second ^C is not caught
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  for (const int signal_number : {SIGINT, SIGTERM}) {
+    // A signal keyshard was started ignoring (a background job of a script, nohup) stays
+    // ignored, for keyshard and for its --exec children.
+    struct sigaction before {};
+    if (sigaction(signal_number, nullptr, &before) == 0 && before.sa_handler == SIG_IGN) continue;
+    sigaction(signal_number, &action, nullptr);
+  }
 }
 
 int interrupt_signal() { return received.load(std::memory_order_relaxed); }

@@ -159,6 +159,42 @@ PY
 done
 pass "--exec with resume: at-least-once"
 
+# After an orderly end, an output is left as its child ended it: a later --incremental run
+# appends to output that is not lines (no newline put in between).
+printf '{"user_id":"a"}\n{"user_id":"a"}\n' > counted.ndjson
+ks split -q --incremental -k user_id -n 1 --exec 'printf "count=%s;" "$(wc -l)"' -o counted \
+  counted.ndjson
+printf '{"user_id":"a"}\n' >> counted.ndjson
+ks split -q --incremental -k user_id -n 1 --exec 'printf "count=%s;" "$(wc -l)"' -o counted \
+  counted.ndjson
+expect_eq "$(cat counted/part-00000.ndjson)" "count=2;count=1;" \
+  "an --exec output that is not lines, appended to by a later --incremental run"
+pass "--exec outputs after an orderly end are left as the children ended them"
+
+# SIGINT that keyshard was started ignoring (a background job of a script) stays ignored, by
+# keyshard and by its children.
+python3 - "$KEYSHARD" <<'PY' || fail "an ignored SIGINT"
+import os, signal, subprocess, sys, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+os.mkfifo("ignored.fifo")
+run = subprocess.Popen([sys.argv[1], "split", "-q", "-k", "user_id", "-n", "1", "-o", "ignored",
+                        "--exec", "grep SigIgn /proc/self/status > sigign.txt; cat",
+                        "ignored.fifo"], restore_signals=False)
+with open("ignored.fifo", "w") as feed:
+    feed.write('{"user_id":"a"}\n')
+    feed.flush()
+    time.sleep(0.2)
+    run.send_signal(signal.SIGINT)  # ignored: the run goes on
+    time.sleep(0.2)
+    feed.write('{"user_id":"b"}\n')
+status = run.wait()
+assert status == 0, status
+assert open("ignored/part-00000.ndjson").read() == '{"user_id":"a"}\n{"user_id":"b"}\n'
+mask = int(open("sigign.txt").read().split()[1], 16)
+assert mask & (1 << (signal.SIGINT - 1)), hex(mask)  # the child ignores SIGINT too
+PY
+pass "a SIGINT keyshard was started ignoring stays ignored"
+
 # A ^C sent to keyshard's process group while it is still starting the children reaches
 # keyshard alone, which ends the run in order (status 130): a child not yet in its own group
 # drops it. Tried at several moments of the start.

@@ -137,3 +137,13 @@ expect_eq "$(ks split -q -k id -n 2 -o - '[2024-01-01].ndjson' '[b.ndjson,c]' b.
 run_status ks split -q -k id -n 2 -o - '[missing]'
 expect_contains "$ERR" "[missing]: cannot open" "a missing bracketed name is named as given"
 pass "file names in brackets"
+
+# A misspelt required option is named as unknown (not "--partitions is required"), and so is
+# an unknown option before the command.
+run_status ks split -k id --partitons 4 -o - in.ndjson
+expect_eq "$STATUS" 2 "a misspelt required option: exit status"
+expect_contains "$ERR" "unknown option '--partitons'" "a misspelt required option is named"
+expect_contains "$ERR" "did you mean '--partitions'?" "and the right one suggested"
+run_status ks --verison
+expect_contains "$ERR" "unknown option '--verison'" "an unknown option before any command"
+pass "misspelt options are named even when a required one is then missing"

@@ -26,6 +26,7 @@ Checkpoint sample() {
                                    0x2d06800538d394c2ull, 0x2d06800538d394c2ull});
   c.current = 1;
   c.carried = 1;
+  c.exec_settled = true;
   c.stats = RunStats(3);
   c.stats.lines_read = 40;
   c.stats.bytes_read = 4096;
@@ -75,6 +76,7 @@ TEST_CASE("a checkpoint survives its text form exactly") {
   CHECK(decoded.dead_letter->file == "out/dead-letter.ndjson");
   CHECK(decoded.incremental);
   CHECK(decoded.carried == 1);
+  CHECK(decoded.exec_settled);
   CHECK_FALSE(decoded.complete);
   CHECK(decoded.working_directory == original.working_directory);  // not UTF-8: base64
   CHECK(decoded.stats.heavy_hitters.total() == 30);

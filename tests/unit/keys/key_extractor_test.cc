@@ -269,6 +269,20 @@ TEST_CASE("a number, true, false or null key that is not a valid token is a bad 
   check_json_key({"k"}, R"({"k":0})", "0");
 }
 
+TEST_CASE("nesting is refused at the same depth by simdjson and by the grammar checker") {
+  // Depth counts the top-level object; an empty object or array adds none. 1023 levels of
+  // non-empty containers pass, 1024 do not.
+  auto nested = [](int depth, bool empty_innermost) {
+    const int arrays = depth - 1;
+    return R"({"k":"v","z":)" + std::string(static_cast<size_t>(arrays), '[') +
+           (empty_innermost ? "" : "1") + std::string(static_cast<size_t>(arrays), ']') + "}";
+  };
+  check_json_key({"k"}, nested(1023, false), "v", Modes::kValidateOnly);
+  check_json_bad({"k"}, nested(1024, false), BadReason::kInvalidJson, Modes::kValidateOnly);
+  check_json_key({"k"}, nested(1024, true), "v", Modes::kValidateOnly);
+  check_json_bad({"k"}, nested(1025, true), BadReason::kInvalidJson, Modes::kValidateOnly);
+}
+
 TEST_CASE("object and array keys are their raw text as written, inner spaces included") {
   check_json_key({"k"}, R"({"k": {"a": [1, 2]} , "z":1})", R"({"a": [1, 2]})");
   check_json_key({"k"}, R"({"k":[1,2,3]})", "[1,2,3]");
