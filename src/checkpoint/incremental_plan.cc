@@ -54,24 +54,8 @@ bool holds_position(const std::string& path, const InputPosition& position) {
   std::unique_ptr<InputSource> source;
   if (!open_input(path, source)) return false;
   FingerprintWindow window;
-  std::string head, tail;
-  if (source->seek(position.offset, head, tail)) {
-    window.assign(std::move(head), std::move(tail));
-  } else {
-    // A zstd file (or one shorter than the position): read through to the position.
-    auto buffer = std::make_unique<char[]>(1 << 20);
-    uint64_t skipped = 0;
-    while (skipped < position.offset) {
-      size_t got = 0;
-      if (!source->read(buffer.get(), std::min<uint64_t>(1 << 20, position.offset - skipped), got)
-               .ok() ||
-          got == 0) {
-        return false;
-      }
-      window.add({buffer.get(), got});
-      skipped += got;
-    }
-  }
+  bool reached = false;
+  if (!skip_to(*source, position.offset, window, reached) || !reached) return false;
   return window.head_hash() == position.head_hash && window.tail_hash() == position.tail_hash;
 }
 

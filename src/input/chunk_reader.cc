@@ -48,29 +48,17 @@ Status ChunkReader::position_input(InputStart& start) {
   window_.reset();
   if (recorded.offset == 0) return {};
   std::string problem;
-  std::string head, tail;
   // A file is known by its device and inode; stdin only by its bytes (the same stream may come
   // from a file one time and from a pipe the next).
   if (recorded.device != 0 && recorded.path != "-" &&
       (source_->device != recorded.device || source_->inode != recorded.inode)) {
     problem = "it is another file now (its device or inode changed)";
-  } else if (source_->seek(recorded.offset, head, tail)) {
-    window_.assign(std::move(head), std::move(tail));
   } else {
-    auto buffer = std::make_unique<char[]>(1 << 20);
-    uint64_t skipped = 0;
-    while (skipped < recorded.offset) {
-      size_t got = 0;
-      if (Status status = source_->read(buffer.get(),
-                                        std::min<uint64_t>(1 << 20, recorded.offset - skipped), got);
-          !status) {
-        return status;
-      }
-      if (got == 0) break;
-      window_.add({buffer.get(), got});
-      skipped += got;
+    bool reached = false;
+    if (Status status = skip_to(*source_, recorded.offset, window_, reached); !status) {
+      return status;
     }
-    if (skipped < recorded.offset) {
+    if (!reached) {
       problem = "it is shorter than the recorded position (" + std::to_string(recorded.offset) +
                 " bytes)";
     }

@@ -130,4 +130,28 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
   return {};
 }
 
+Status skip_to(InputSource& source, uint64_t offset, FingerprintWindow& window, bool& reached) {
+  window.reset();
+  std::string head, tail;
+  if (source.seek(offset, head, tail)) {
+    window.assign(std::move(head), std::move(tail));
+    reached = true;
+    return {};
+  }
+  auto buffer = std::make_unique<char[]>(1 << 20);
+  uint64_t skipped = 0;
+  while (skipped < offset) {
+    size_t got = 0;
+    if (Status status = source.read(buffer.get(), std::min<uint64_t>(1 << 20, offset - skipped), got);
+        !status) {
+      return status;
+    }
+    if (got == 0) break;
+    window.add({buffer.get(), got});
+    skipped += got;
+  }
+  reached = skipped == offset;
+  return {};
+}
+
 }  // namespace keyshard

@@ -50,6 +50,13 @@ class InputSource {
 /// Opens `path` ("-" is stdin) and sniffs for zstd. Errors name the file.
 Status open_input(const std::string& path, std::unique_ptr<InputSource>& source);
 
+class FingerprintWindow;
+
+/// Moves `source` on to `offset` (seeking when it can, else reading through, decompressing a
+/// zstd input), giving `window` the bytes the fingerprints of that position cover. Sets
+/// `reached` to whether the source holds that many bytes; a read error is returned.
+Status skip_to(InputSource& source, uint64_t offset, FingerprintWindow& window, bool& reached);
+
 /// The total size of `paths` when every one is a regular, uncompressed file; else 0 (unknown).
 uint64_t known_input_size(const std::vector<std::string>& paths);
 

@@ -6,7 +6,7 @@ namespace keyshard {
 namespace {
 
 constexpr int kMaxDepth = 1024;
-constexpr uint32_t kNoNode = UINT32_MAX;
+constexpr uint32_t kNoNode = KeyTrie::kNoNode;
 
 unsigned hex_value(char c) {
   if (c >= '0' && c <= '9') return static_cast<unsigned>(c - '0');
@@ -39,26 +39,6 @@ void append_utf8(unsigned code, std::string& out) {
 }
 
 }  // namespace
-
-KeyTrie::KeyTrie(std::span<const KeyPath> paths) : parts_(paths.size()) {
-  nodes_.emplace_back();
-  for (size_t part = 0; part < paths.size(); ++part) {
-    uint32_t node = 0;
-    for (const PathComponent& component : paths[part].components) {
-      uint32_t next = kNoNode;
-      for (const Child& child : nodes_[node].children) {
-        if (child.name == component.name) next = child.node;
-      }
-      if (next == kNoNode) {
-        next = static_cast<uint32_t>(nodes_.size());
-        nodes_[node].children.push_back(Child{component.name, component.array_index, next});
-        nodes_.emplace_back();
-      }
-      node = next;
-    }
-    nodes_[node].parts.push_back(static_cast<uint32_t>(part));
-  }
-}
 
 void unescape_json_string(std::string_view quoted, std::string& out) {
   out.clear();
@@ -97,7 +77,7 @@ class GrammarChecker {
   GrammarChecker(std::string_view text, const KeyTrie* keys,
                  std::vector<std::optional<std::string_view>>* values)
       : text_(text), keys_(keys), values_(values) {
-    if (values_) values_->assign(keys_ ? keys_->parts() : 0, std::nullopt);
+    if (values_) values_->assign(keys_ ? keys_->parts : 0, std::nullopt);
   }
 
   JsonGrammarVerdict run() {
@@ -210,7 +190,7 @@ class GrammarChecker {
       default: good = number();
     }
     if (good && node != kNoNode) {
-      for (const uint32_t part : keys_->nodes_[node].parts) {
+      for (const uint32_t part : keys_->nodes[node].parts) {
         auto& found = (*values_)[part];
         if (!found) found = text_.substr(start, at_ - start);
       }
@@ -222,7 +202,7 @@ class GrammarChecker {
   // came earlier in the same object (`matched`: the children matched so far).
   uint32_t member_node(uint32_t node, std::string_view quoted_name, uint64_t& matched) {
     if (node == kNoNode) return kNoNode;
-    const auto& children = keys_->nodes_[node].children;
+    const auto& children = keys_->nodes[node].children;
     if (children.empty()) return kNoNode;
     std::string_view name = quoted_name.substr(1, quoted_name.size() - 2);
     if (name.find('\\') != std::string_view::npos) {
@@ -241,7 +221,7 @@ class GrammarChecker {
 
   uint32_t element_node(uint32_t node, uint64_t index) const {
     if (node == kNoNode) return kNoNode;
-    for (const auto& child : keys_->nodes_[node].children) {
+    for (const auto& child : keys_->nodes[node].children) {
       if (child.array_index == index) return child.node;
     }
     return kNoNode;

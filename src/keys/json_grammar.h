@@ -6,14 +6,12 @@
 // values are, in the same pass.
 #pragma once
 
-#include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "keys/key_path.h"
+#include "keys/key_trie.h"
 
 namespace keyshard {
 
@@ -22,27 +20,6 @@ enum class JsonShape { kObject, kOtherValue, kInvalid };
 struct JsonGrammarVerdict {
   JsonShape shape;
   const char* problem;  // for kInvalid: what is wrong (static text)
-};
-
-/// The -k paths as a trie, for check_json_grammar to find their values.
-class KeyTrie {
- public:
-  explicit KeyTrie(std::span<const KeyPath> paths);
-  size_t parts() const { return parts_; }
-
- private:
-  friend class GrammarChecker;
-  struct Child {
-    std::string name;
-    std::optional<uint64_t> array_index;
-    uint32_t node;
-  };
-  struct Node {
-    std::vector<Child> children;
-    std::vector<uint32_t> parts;  // the key parts whose path ends here
-  };
-  std::vector<Node> nodes_;  // nodes_[0] is the top-level object
-  size_t parts_ = 0;
 };
 
 /// Checks that `text` is exactly one JSON value, surrounded only by whitespace; nesting is

@@ -33,25 +33,8 @@ std::optional<std::string_view> plain_string(const char* body) {
 
 }  // namespace
 
-JsonPathWalker::JsonPathWalker(std::span<const KeyPath> paths) {
-  nodes_.emplace_back();
-  for (size_t part = 0; part < paths.size(); ++part) {
-    uint32_t node = 0;
-    for (const PathComponent& component : paths[part].components) {
-      uint32_t next = kNoNode;
-      for (const Child& child : nodes_[node].children) {
-        if (child.name == component.name) next = child.node;
-      }
-      if (next == kNoNode) {
-        next = static_cast<uint32_t>(nodes_.size());
-        nodes_[node].children.push_back(Child{component.name, component.array_index, next});
-        nodes_.emplace_back();
-      }
-      node = next;
-    }
-    nodes_[node].parts.push_back(static_cast<int>(part));
-    spellings_.push_back(paths[part].spelling);
-  }
+JsonPathWalker::JsonPathWalker(std::span<const KeyPath> paths) : trie_(paths) {
+  for (const KeyPath& path : paths) spellings_.push_back(path.spelling);
   parts_.resize(paths.size());
   found_.resize(paths.size());
   assert(paths.size() <= 64);
@@ -59,14 +42,14 @@ JsonPathWalker::JsonPathWalker(std::span<const KeyPath> paths) {
 
 bool JsonPathWalker::wants(uint32_t node) const {
   if (node == kNoNode) return false;
-  for (int part : nodes_[node].parts) {
+  for (const uint32_t part : trie_.nodes[node].parts) {
     if (!found_[part]) return true;
   }
   return false;
 }
 
 void JsonPathWalker::record(uint32_t node, std::string_view bytes) {
-  for (int part : nodes_[node].parts) {
+  for (const uint32_t part : trie_.nodes[node].parts) {
     if (found_[part]) continue;
     parts_[part] = bytes;
     found_[part] = true;
@@ -144,8 +127,8 @@ error_code JsonPathWalker::visit(ondemand::value value, uint32_t node) {
 }
 
 error_code JsonPathWalker::walk_object(ondemand::object object, uint32_t node) {
-  static const std::vector<Child> kNone;
-  const auto& children = node == kNoNode ? kNone : nodes_[node].children;
+  static const std::vector<KeyTrie::Child> kNone;
+  const auto& children = node == kNoNode ? kNone : trie_.nodes[node].children;
   if (children.empty() && walking_whole_ == 0) return simdjson::SUCCESS;  // skipped unread
   uint64_t matched = 0;  // children already matched in this object: the first occurrence wins
   for (auto member : object) {
@@ -171,14 +154,14 @@ error_code JsonPathWalker::walk_object(ondemand::object object, uint32_t node) {
 }
 
 error_code JsonPathWalker::walk_array(ondemand::array array, uint32_t node) {
-  static const std::vector<Child> kNone;
-  const auto& children = node == kNoNode ? kNone : nodes_[node].children;
+  static const std::vector<KeyTrie::Child> kNone;
+  const auto& children = node == kNoNode ? kNone : trie_.nodes[node].children;
   if (children.empty() && walking_whole_ == 0) return simdjson::SUCCESS;  // skipped unread
   uint64_t index = 0;
   for (auto element : array) {
     ondemand::value value;
     if (error_code error = std::move(element).get(value)) return error;
-    for (const Child& child : children) {
+    for (const KeyTrie::Child& child : children) {
       if (child.array_index == index) {
         if (error_code error = visit(value, child.node)) return error;
         if (done() && walking_whole_ == 0) return simdjson::SUCCESS;

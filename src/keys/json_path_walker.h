@@ -14,6 +14,7 @@
 
 #include "keys/extraction.h"
 #include "keys/key_path.h"
+#include "keys/key_trie.h"
 
 namespace keyshard {
 
@@ -30,16 +31,7 @@ class JsonPathWalker {
   Extraction extract(std::string_view line, size_t readable);
 
  private:
-  struct Child {
-    std::string name;
-    std::optional<uint64_t> array_index;
-    uint32_t node;
-  };
-  struct Node {
-    std::vector<Child> children;
-    std::vector<int> parts;  // the key parts whose path ends here (two -k may name one path)
-  };
-  static constexpr uint32_t kNoNode = UINT32_MAX;
+  static constexpr uint32_t kNoNode = KeyTrie::kNoNode;
 
   simdjson::error_code visit(simdjson::ondemand::value value, uint32_t node);
   simdjson::error_code walk_object(simdjson::ondemand::object object, uint32_t node);
@@ -51,7 +43,7 @@ class JsonPathWalker {
   void record(uint32_t node, std::string_view bytes);
 
   simdjson::ondemand::parser parser_;
-  std::vector<Node> nodes_;                // nodes_[0] is the root object
+  KeyTrie trie_;
   std::vector<std::string> spellings_;     // the -k spelling of each part, for messages
   std::vector<std::string_view> parts_;    // the bytes found for each part in this line
   std::vector<bool> found_;
