@@ -44,10 +44,10 @@ std::string unmark(std::string text) {
 void unmark_parsed_values(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
     std::vector<std::string> values = option->results();
-    if (std::none_of(values.begin(), values.end(),
-                     [](const std::string& value) { return !value.empty() && value.back() == kMark; })) {
-      continue;
-    }
+    const auto marked = [](const std::string& value) {
+      return !value.empty() && value.back() == kMark;
+    };
+    if (std::none_of(values.begin(), values.end(), marked)) continue;
     const bool lists = option->get_allow_extra_args();
     option->allow_extra_args(false);  // each value as it stands
     option->clear();

@@ -142,10 +142,8 @@ Status skip_to(InputSource& source, uint64_t offset, FingerprintWindow& window, 
   uint64_t skipped = 0;
   while (skipped < offset) {
     size_t got = 0;
-    if (Status status = source.read(buffer.get(), std::min<uint64_t>(1 << 20, offset - skipped), got);
-        !status) {
-      return status;
-    }
+    const size_t wanted = std::min<uint64_t>(1 << 20, offset - skipped);
+    if (Status status = source.read(buffer.get(), wanted, got); !status) return status;
     if (got == 0) break;
     window.add({buffer.get(), got});
     skipped += got;

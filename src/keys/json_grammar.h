@@ -23,9 +23,10 @@ struct JsonGrammarVerdict {
 };
 
 /// Checks that `text` is exactly one JSON value, surrounded only by whitespace; nesting is
-/// refused where simdjson refuses it (a non-empty object or array at depth 1024). With `keys`, `values` receives, per key part, the
-/// exact text of the first value found at its path (a string with its quotes), or nullopt.
-/// As everywhere in keyshard, the first of duplicate members is the one that counts.
+/// refused where simdjson refuses it (a non-empty object or array at depth 1024). With `keys`,
+/// `values` receives, per key part, the exact text of the first value found at its path (a
+/// string with its quotes), or nullopt. As everywhere in keyshard, the first of duplicate
+/// members is the one that counts.
 JsonGrammarVerdict check_json_grammar(std::string_view text, const KeyTrie* keys = nullptr,
                                       std::vector<std::optional<std::string_view>>* values =
                                           nullptr);

@@ -34,7 +34,9 @@ JsonKeyExtractor::JsonKeyExtractor(std::span<const KeyPath> paths, bool validate
 
 Extraction JsonKeyExtractor::extract_by_grammar(std::string_view line) {
   const JsonGrammarVerdict verdict = check_json_grammar(line, &trie_, &values_);
-  if (verdict.shape == JsonShape::kInvalid) return bad_line(BadReason::kInvalidJson, verdict.problem);
+  if (verdict.shape == JsonShape::kInvalid) {
+    return bad_line(BadReason::kInvalidJson, verdict.problem);
+  }
   if (verdict.shape == JsonShape::kOtherValue) {
     return bad_line(BadReason::kNotObject, "the line is not a JSON object");
   }

@@ -117,7 +117,8 @@ error_code JsonPathWalker::visit(ondemand::value value, uint32_t node) {
       // "-" or "01" is not), even when the rest of the line is not validated.
       const std::string_view token = trim_right(value.raw_json_token());
       if (check_json_grammar(token).shape != JsonShape::kOtherValue) {
-        return type == ondemand::json_type::number ? simdjson::NUMBER_ERROR : simdjson::T_ATOM_ERROR;
+        return type == ondemand::json_type::number ? simdjson::NUMBER_ERROR
+                                                   : simdjson::T_ATOM_ERROR;
       }
       record(node, token);
       return simdjson::SUCCESS;
