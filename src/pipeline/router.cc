@@ -27,7 +27,10 @@ Router::Router(const RunConfig& config, ProgressCounters* progress)
       partitioner_(config.hash, config.partitions),
       progress_(progress) {
   for (size_t i = 0; i < config.salts.size(); ++i) salt_index_.emplace(config.salts[i].first, i);
-  if (config.salt_by) salt_by_ = std::make_unique<JsonPathWalker>(std::span(&*config.salt_by, 1));
+  if (config.salt_by) {
+    // Not validated again; a line over 1 MiB is walked in memory that does not grow with it.
+    salt_by_ = std::make_unique<JsonKeyExtractor>(std::span(&*config.salt_by, 1), false);
+  }
 }
 
 uint32_t Router::salted_partition(Chunk& chunk, size_t line, std::string_view key,

@@ -59,7 +59,7 @@ class Router {
   std::deque<IntervalSummary> summaries_;  // by interval (a router routes chunks in order)
   ProgressCounters* progress_;
   std::unordered_map<std::string_view, size_t> salt_index_;  // salted key -> its --salt entry
-  std::unique_ptr<JsonPathWalker> salt_by_;                  // --salt-by FIELD
+  std::unique_ptr<JsonKeyExtractor> salt_by_;  // --salt-by FIELD (the line is valid already)
   std::string sub_key_;
   int32_t last_sub_key_ = -1;         // the sub-key of the line just routed, or -1
 };
