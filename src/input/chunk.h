@@ -53,9 +53,11 @@ struct Chunk {
   std::vector<PendingSalt> pending_salts;  // in line order, for the salt sequencer
   std::vector<uint64_t> key_hashes;  // --hot-keys auto: per line, the key's hash (0: no key)
   std::vector<int32_t> salt_of_line;    // --annotate salt only: the sub-key of line i, or -1
-  // With --annotate key only: the key bytes of every line, line i's ending at key_ends[i].
+  // With --annotate key only: the key bytes of every line, line i's ending at key_ends[i];
+  // keyless[i] is set for an event without a key (sent on by --missing-key partition:P).
   std::string keys;
   std::vector<uint32_t> key_ends;
+  std::vector<bool> keyless;
   // Set under --on-bad fail: lines from this index on are not applied, and the run stops.
   uint32_t stop_at_line = UINT32_MAX;
 

@@ -255,9 +255,12 @@ Status PartitionOwner::append_event(const Chunk& chunk, uint32_t line_index, uin
       separator = ",";
     }
     if (config_.annotate_key) {
-      const std::string_view key = chunk.key(line_index);
       annotated_ += separator;
-      append_json_bytes_member(annotated_, "_key", key);
+      if (chunk.keyless[line_index]) {
+        annotated_ += "\"_key\":null";
+      } else {
+        append_json_bytes_member(annotated_, "_key", chunk.key(line_index));
+      }
     }
     annotated_.append(line.substr(brace));
     text = annotated_;

@@ -78,7 +78,10 @@ void Router::route(Chunk& chunk) {
   chunk.stop_at_line = UINT32_MAX;
   chunk.missing_key_routed = 0;
   chunk.keys.clear();
-  if (config_.annotate_key) chunk.key_ends.resize(lines);
+  if (config_.annotate_key) {
+    chunk.key_ends.resize(lines);
+    chunk.keyless.assign(lines, false);
+  }
   chunk.salted_events.assign(config_.salts.size(), 0);
   chunk.pending_salts.clear();
   if (config_.hot_keys_share) chunk.key_hashes.assign(lines, 0);
@@ -107,6 +110,7 @@ void Router::route(Chunk& chunk) {
     } else if (extraction.reason == BadReason::kMissingKey && config_.missing_key_partition) {
       chunk.destinations[i] = *config_.missing_key_partition;
       ++chunk.missing_key_routed;
+      if (config_.annotate_key) chunk.keyless[i] = true;
     } else {
       chunk.destinations[i] = kToBadLine;
       chunk.bad_lines.push_back(BadLine{static_cast<uint32_t>(i), extraction.reason,

@@ -88,6 +88,13 @@ expect_eq "$(sed -n 2p ann.out)" '{"_partition":1,"_offset":'"$([ "$p" = 1 ] && 
 expect_eq "$(sed -n 3p ann.out)" "{\"id\":\"a\",\"v\":2,\"_partition\":$p,\"_offset\":$([ "$p" = 1 ] && echo 2 || echo 1)}"$'\r' "annotated CRLF line"
 pass "--annotate"
 
+# --annotate key: an event without a key gets null, which tells it from the empty key.
+printf '{"id":"a"}\n{"v":1}\n{"id":""}\n' > keyless.ndjson
+ks split -k id -n 1 --missing-key partition:0 --annotate key -o - -q keyless.ndjson > keyless.out
+expect_eq "$(cat keyless.out)" "$(printf '%s\n' '{"id":"a","_key":"a"}' '{"v":1,"_key":null}' \
+  '{"id":"","_key":""}')" "--annotate key on a keyless event"
+pass "--annotate key, keyless"
+
 # -n 4096 works (the soft open-file limit is raised as needed).
 python3 -c 'import sys; [print("{\"id\":\"k%d\"}" % i) for i in range(20000)]' > many.ndjson
 ( ulimit -S -n 1024 2>/dev/null || true; ks split -k id -n 4096 -o wide -q many.ndjson )
