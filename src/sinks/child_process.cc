@@ -23,6 +23,13 @@ Status make_pipe(FileDescriptor& reader, FileDescriptor& writer) {
   return {};
 }
 
+// In the child, after a failed dup2 or execve: tells keyshard why, and ends.
+[[noreturn]] void exec_failed(int error_fd) {
+  const int error = errno;
+  [[maybe_unused]] const ssize_t ignored = ::write(error_fd, &error, sizeof error);
+  ::_exit(127);
+}
+
 }  // namespace
 
 Status spawn_shell(const std::string& command,
@@ -57,6 +64,12 @@ Status spawn_shell(const std::string& command,
   const int targets[] = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO};
   const int sources[] = {child_stdin.get(), stdout_fd, child_stderr.get()};
 
+  // The child reports a failed execve (its errno) through this pipe, which the execve closes
+  // when it works.
+  FileDescriptor exec_error_reader, exec_error_writer;
+  if (Status status = make_pipe(exec_error_reader, exec_error_writer); !status) return status;
+  const int exec_error_fd = exec_error_writer.get();
+
   // Every signal stays blocked from the fork until the child is set up, so that none runs a
   // keyshard handler in the child. Only async-signal-safe calls follow in the child.
   sigset_t all, before;
@@ -90,17 +103,30 @@ Status spawn_shell(const std::string& command,
       if (sources[i] == targets[i]) {
         ::fcntl(targets[i], F_SETFD, 0);  // keep it open across exec
       } else if (::dup2(sources[i], targets[i]) < 0) {
-        ::_exit(127);
+        exec_failed(exec_error_fd);
       }
     }
     ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
     ::execve("/bin/sh", argv, envp.data());
-    ::_exit(127);
+    exec_failed(exec_error_fd);
   }
   const int error = errno;
   if (pid > 0 && own_group) ::setpgid(pid, pid);  // as the child does: whichever comes first
   ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (pid < 0) return Status::error("cannot start /bin/sh: " + errno_text(error));
+  exec_error_writer = FileDescriptor();
+  int child_error = 0;
+  long got = 0;
+  do {
+    got = ::read(exec_error_reader.get(), &child_error, sizeof child_error);
+  } while (got < 0 && errno == EINTR);
+  if (got == sizeof child_error) {
+    int ignored = 0;
+    while (::waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
+    }
+    pid = -1;
+    return Status::error("cannot start /bin/sh: " + errno_text(child_error));
+  }
   return {};  // the child's ends close here, in keyshard, when the FileDescriptors go
 }
 

@@ -256,3 +256,18 @@ for i in $(seq 1 8); do
   expect_eq "$(grep -l "\"key$i\"" per-worker/worker-* | wc -l)" 1 "key$i: one worker's child"
 done
 pass "--exec-per worker: -j cannot change on resume or --incremental"
+
+# A shell that cannot be started is named as such, and the run leaves no partition files.
+# (Hiding /bin/sh takes a mount namespace of keyshard's own: root, or user namespaces.)
+if unshare -m true 2> /dev/null; then
+  printf '{"k":"a"}\n' > one.ndjson
+  run_status unshare -m bash -c 'mount -t tmpfs none "$(dirname "$(realpath /bin/sh)")" &&
+    "$0" split -k k -n 2 -o nosh --exec cat one.ndjson' "$KEYSHARD"
+  expect_eq "$STATUS" 1 "status when /bin/sh cannot be started"
+  expect_contains "$ERR" "partition 0: cannot start /bin/sh: No such file or directory" \
+    "the reason a child could not start"
+  expect_eq "$(ls nosh)" "" "no partition files left"
+  pass "a shell that cannot be started"
+else
+  echo "exec: SKIP: no mount namespace (needs root), so /bin/sh could not be hidden"
+fi
