@@ -101,6 +101,7 @@ Status run_resume(const ResumeOptions& o) {
   if (Status status = check_checkpoint_fits(checkpoint, config, checkpoint_path(dir)); !status) {
     return status;
   }
+  if (Status status = check_inputs_are_not_outputs(config); !status) return status;
 
   config.carried_inputs = checkpoint.carried;  // neither read nor shown
   RunStart start;

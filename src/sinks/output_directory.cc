@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <system_error>
@@ -110,12 +111,25 @@ std::optional<FileIdentity> identity_of(const std::string& path) {
   return FileIdentity{info.st_dev, info.st_ino};
 }
 
+// The files the inputs are, standard input included when it is a file (`< FILE`).
+std::map<FileIdentity, std::string> named_input_identities(const RunConfig& config) {
+  std::map<FileIdentity, std::string> inputs;
+  for (const std::string& path : config.inputs) {
+    if (path == "-") {
+      struct stat info {};
+      if (::fstat(STDIN_FILENO, &info) == 0 && S_ISREG(info.st_mode)) {
+        inputs.emplace(FileIdentity{info.st_dev, info.st_ino}, "<stdin>");
+      }
+    } else if (auto identity = identity_of(path)) {
+      inputs.emplace(*identity, path);
+    }
+  }
+  return inputs;
+}
+
 std::set<FileIdentity> input_identities(const RunConfig& config) {
   std::set<FileIdentity> inputs;
-  for (const std::string& path : config.inputs) {
-    if (path == "-") continue;
-    if (auto identity = identity_of(path)) inputs.insert(*identity);
-  }
+  for (const auto& [identity, name] : named_input_identities(config)) inputs.insert(identity);
   return inputs;
 }
 
@@ -136,7 +150,7 @@ std::vector<std::string> output_file_names(const RunConfig& config) {
 }
 
 Status check_inputs_are_not_outputs(const RunConfig& config) {
-  const std::set<FileIdentity> inputs = input_identities(config);
+  const std::map<FileIdentity, std::string> inputs = named_input_identities(config);
   if (inputs.empty()) return {};
   std::vector<std::string> paths;
   for (const std::string& name : output_file_names(config)) {
@@ -147,9 +161,11 @@ Status check_inputs_are_not_outputs(const RunConfig& config) {
   }
   for (const std::string& path : paths) {
     const auto identity = identity_of(path);
-    if (identity && inputs.contains(*identity)) {
-      return Status::error("is both an input and an output of this run; it would be written "
-                           "over while it is read (move it out of the way first)",
+    const auto input = identity ? inputs.find(*identity) : inputs.end();
+    if (input != inputs.end()) {
+      const std::string as = input->second == "<stdin>" ? " (on standard input)" : "";
+      return Status::error("is both an input" + as + " and an output of this run; it would be "
+                           "written over while it is read (move it out of the way first)",
                            path, kExitUsage);
     }
   }

@@ -55,6 +55,18 @@ expect_eq "$(cat events.ndjson | wc -l)" "$(cat reference/part-* reference/dead-
   "the input is untouched"
 pass "--force removes the earlier run's partition files it does not write"
 
+# The same holds for standard input read from one of the run's files.
+cp shrink/part-00002.ndjson stdin.copy
+run_status ks split -k user_id -n 4 -q --force -o shrink < shrink/part-00002.ndjson
+expect_eq "$STATUS" 2 "standard input that is also an output"
+expect_contains "$ERR" \
+  "shrink/part-00002.ndjson: is both an input (on standard input) and an output of this run" \
+  "the message names the file"
+expect_same_file shrink/part-00002.ndjson stdin.copy "the file on standard input is untouched"
+run_status ks split -k user_id -n 4 -q --force -o shrink - < shrink/dead-letter.ndjson
+expect_eq "$STATUS" 2 "standard input that is the dead-letter file"
+pass "standard input that is one of the run's files is refused"
+
 # The dead-letter file may not be one of the files the run keeps in DIR.
 printf '{"k":"x"}\n{"k":"y"}\nnot json\n' > few.ndjson
 for dead in apart/part-00000.ndjson apart/../apart/keyshard-summary.json \
