@@ -27,6 +27,9 @@ void build_command_line(CLI::App& app, CommandLine& line);
 /// The --version text: keyshard's version and those of its main libraries.
 std::string version_text();
 
+/// Accepts a decimal whole number from `low` to `high` (leading zeros are decimal too).
+CLI::Validator decimal_in(uint64_t low, uint64_t high);
+
 // The input, key and partitioning options shared by split, stats and plan.
 void add_input_options(CLI::App& app, SplitOptions& options);
 void add_key_options(CLI::App& app, SplitOptions& options);

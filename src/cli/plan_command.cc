@@ -21,12 +21,12 @@ CLI::App* add_plan_command(CLI::App& app, PlanOptions& o) {
       ->group("Partitioning")
       ->type_name("N")
       ->required()
-      ->check(CLI::Range(1u, 0x7fffffffu).description(""));
+      ->transform(decimal_in(1u, 0x7fffffffu));
   plan->add_option("--to", o.to, "Partitions after the resize")
       ->group("Partitioning")
       ->type_name("M")
       ->required()
-      ->check(CLI::Range(1u, 0x7fffffffu).description(""));
+      ->transform(decimal_in(1u, 0x7fffffffu));
   plan->add_flag("--json", o.json, "The report as JSON")->group("Report");
   return plan;
 }

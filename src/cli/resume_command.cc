@@ -33,7 +33,7 @@ CLI::App* add_resume_command(CLI::App& app, ResumeOptions& o) {
   resume->add_option("-j,--threads", o.threads, "Worker threads (default: as recorded)")
       ->group("Partitioning")
       ->type_name("N")
-      ->check(CLI::Range(1u, 256u).description(""));
+      ->transform(decimal_in(1u, 256u));
   resume->add_flag("-q,--quiet", o.quiet, "No summary (nor progress) on stderr")
       ->group("Reporting");
   add_progress_options(*resume, o.progress, o.no_progress);

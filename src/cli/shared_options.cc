@@ -12,6 +12,25 @@ CLI::Validator choice(std::vector<std::string> names) {
 
 }  // namespace
 
+CLI::Validator decimal_in(uint64_t low, uint64_t high) {
+  // CLI11 reads a leading 0 as octal and 0x as hex: `-n 010` would be 8 partitions. Counts
+  // are decimal, leading zeros and all.
+  return CLI::Validator(
+      [low, high](std::string& value) -> std::string {
+        const size_t first = std::min(value.find_first_not_of('0'), value.size() - 1);
+        const bool digits = !value.empty() && value.size() - first <= 19 &&
+                            value.find_first_not_of("0123456789") == std::string::npos;
+        const uint64_t number = digits ? std::stoull(value.substr(first)) : 0;
+        if (!digits || number < low || number > high) {
+          return "Value " + value + " is not a whole number from " + std::to_string(low) +
+                 " to " + std::to_string(high);
+        }
+        value.erase(0, first);
+        return {};
+      },
+      "");
+}
+
 void add_input_options(CLI::App& app, SplitOptions& o) {
   app.add_option("inputs", o.inputs, "Input files in order; none or - is stdin")
       ->group("Input")
@@ -69,7 +88,7 @@ void add_partitioning_options(CLI::App& app, SplitOptions& o, bool with_partitio
         ->group("Partitioning")
         ->type_name("N")
         ->required()
-        ->check(CLI::Range(1u, 1u << 20).description(""));
+        ->transform(decimal_in(1u, 1u << 20));
     app.add_option("--hash", o.hash,
                    "murmur2 (alias kafka), crc32 (alias\nconsistent), fnv1a, md5, xxh3 or jump")
         ->group("Partitioning")
@@ -80,7 +99,7 @@ void add_partitioning_options(CLI::App& app, SplitOptions& o, bool with_partitio
   app.add_option("-j,--threads", o.threads, "Worker threads (default: all cores)")
       ->group("Partitioning")
       ->type_name("N")
-      ->check(CLI::Range(1u, 256u).description(""));
+      ->transform(decimal_in(1u, 256u));
 }
 
 void add_progress_options(CLI::App& app, bool& show, bool& hide) {

@@ -22,13 +22,13 @@ CLI::App* add_stats_command(CLI::App& app, StatsOptions& o) {
   stats->add_option("--top", o.top, "Heaviest keys to list")
       ->group("Report")
       ->type_name("K")
-      ->check(CLI::Range(1, 10000).description(""))
+      ->transform(decimal_in(1, 10000))
       ->capture_default_str();
   stats->add_option("--what-if-salt", o.sub_keys,
                     "Skew if the listed keys were salted over\nthis many sub-keys")
       ->group("Report")
       ->type_name("K")
-      ->check(CLI::Range(2u, 4096u).description(""))
+      ->transform(decimal_in(2u, 4096u))
       ->capture_default_str();
   stats->add_flag("--json", o.json, "The report as JSON")->group("Report");
   add_progress_options(*stats, o.split);

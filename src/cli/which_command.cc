@@ -24,7 +24,7 @@ CLI::App* add_which_command(CLI::App& app, WhichOptions& o) {
       ->group("Partitioning")
       ->type_name("N")
       ->required()
-      ->check(CLI::Range(1u, 0x7fffffffu).description(""));
+      ->transform(decimal_in(1u, 0x7fffffffu));
   which->add_option("--hash", o.hash, "Partitioner, as for split")
       ->group("Partitioning")
       ->type_name("NAME")

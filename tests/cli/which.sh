@@ -35,3 +35,16 @@ done
 expect_eq "$(echo '{"k":[1,2]}' | ks split -q -k k -n 100 -o - --annotate partition)" \
   "{\"k\":[1,2],\"_partition\":$(ks which -n 100 '[1,2]')}" "split and which agree on an array key"
 pass "keys in brackets are one key"
+
+# Counts are decimal: a leading zero is not octal, 0x is not hex.
+expect_eq "$(ks which -n 010 abc)" "$(ks which -n 10 abc)" "-n 010 is ten partitions"
+expect_eq "$(echo '{"k":"abc"}' | ks split -q -k k -n 010 -j 02 -o - --annotate partition)" \
+  "{\"k\":\"abc\",\"_partition\":$(ks which -n 10 abc)}" "split -n 010 is ten partitions"
+for count in 0x10 08x 0 -3 ''; do
+  run_status ks which -n "$count" abc
+  expect_eq "$STATUS" 2 "which -n '$count'"
+  expect_contains "$ERR" "is not a whole number from 1 to" "which -n '$count' says why"
+done
+run_status ks stats -k k -n 8 --top 010 /dev/null
+expect_eq "$STATUS" 0 "stats --top 010"
+pass "counts are decimal"
