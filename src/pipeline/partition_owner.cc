@@ -102,7 +102,11 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
     std::unique_ptr<Sink> sink;
     const Status status = resume_ ? open_append_sink(path, sink) : open_file_sink(path, sink);
     if (!status) return status;
-    compressed = make_zstd_sink(std::move(sink), collector.zstd_context(*config_.zstd_level));
+    ZstdContext* context = collector.zstd_context(*config_.zstd_level);
+    if (resume_ == nullptr) {
+      if (Status status = start_zstd_stream(*sink, *context); !status) return status;
+    }
+    compressed = make_zstd_sink(std::move(sink), context);
   }
   env.emplace_back("KEYSHARD_PARTITIONS", std::to_string(config_.partitions));
   env.emplace_back("KEYSHARD_HASH", std::string(hash_name(config_.hash)));
@@ -134,6 +138,9 @@ Status PartitionOwner::open(ExecCollector* collector) {
   auto wrap = [this](std::unique_ptr<Sink> sink) {
     return zstd_ ? make_zstd_sink(std::move(sink), zstd_.get()) : std::move(sink);
   };
+  auto start = [this](Sink& sink) {  // (a resumed output has its first frame already)
+    return zstd_ && resume_ == nullptr ? start_zstd_stream(sink, *zstd_) : Status{};
+  };
   if (config_.exec() && config_.exec_per_worker) {
     const std::string label = "worker " + std::to_string(index_);
     if (Status status = open_exec_output(
@@ -154,11 +161,16 @@ Status PartitionOwner::open(ExecCollector* collector) {
       }
     }
   } else if (config_.to_stdout) {
-    if (index_ == 0) outputs_.push_back(Output{wrap(make_stdout_sink()), {}});
+    if (index_ == 0) {
+      std::unique_ptr<Sink> sink = make_stdout_sink();
+      if (Status status = start(*sink); !status) return status;
+      outputs_.push_back(Output{wrap(std::move(sink)), {}});
+    }
   } else {
     for (uint32_t p = index_; p < config_.partitions; p += count_) {
       std::unique_ptr<Sink> sink;
       if (Status status = open_partition_file(p, sink); !status) return status;
+      if (Status status = start(*sink); !status) return status;
       outputs_.push_back(Output{wrap(std::move(sink)), {}});
     }
   }

@@ -19,6 +19,12 @@ Status ZstdContext::compress(std::string_view block, std::string& out, const std
   return {};
 }
 
+Status start_zstd_stream(Sink& inner, ZstdContext& context) {
+  std::string frame;
+  if (Status status = context.compress({}, frame, inner.name()); !status) return status;
+  return inner.write(frame);
+}
+
 namespace {
 
 class ZstdSink final : public Sink {

@@ -44,3 +44,20 @@ lines=$(wc -l < written.sorted)
 head -n "$lines" events.ndjson | sort > expected.sorted
 expect_same_file written.sorted expected.sorted "only a prefix of the input was written"
 pass "truncated zstd input"
+
+# A partition that stays empty is still a zstd stream (one empty frame), which zstd -dc reads
+# as nothing; so is a compressed standard output with no events, and an --exec child's.
+printf '{"k":"a"}\n' > one.ndjson
+for exec in "" "--exec cat"; do
+  rm -rf sparse
+  # shellcheck disable=SC2086  # $exec is an option and its value, or nothing
+  ks split -k k -n 3 --compress zstd -o sparse -q $exec one.ndjson
+  for f in sparse/part-*.ndjson.zst; do
+    zstd -q -dc "$f" > /dev/null || fail "zstd -dc $f ($exec): not a zstd stream"
+  done
+  expect_eq "$(zstd -q -dc sparse/part-*.ndjson.zst)" '{"k":"a"}' "the one event ($exec)"
+done
+: | ks split -k k -n 2 --compress zstd -o - -q > none.zst
+zstd -q -dc none.zst > none.out || fail "no events on a compressed standard output: not a zstd stream"
+expect_eq "$(wc -c < none.out)" 0 "no events on a compressed standard output: nothing in it"
+pass "empty compressed outputs are valid zstd streams"
