@@ -42,17 +42,24 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
 
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before) {
   // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.
-  auto with_hint = [&config](Status failure) {
+  auto with_hint = [&config, &result](Status failure) {
+    if (failure.exit_code() != kExitFailure || !config.checkpoints) return failure;
     Checkpoint last;
-    if (failure.exit_code() == kExitFailure && config.checkpoints &&
-        load_checkpoint(config.output_dir, last) && !last.complete) {
+    if (load_checkpoint(config.output_dir, last)) {
+      if (last.complete) return failure;
       return Status::error(
           failure.reason() + "\nkeyshard: once that is fixed, " +
               (config.incremental ? "the next --incremental run, or " : "") + "`keyshard resume " +
               config.output_dir + "` continues the run from its last checkpoint",
           failure.where(), kExitFailure);
     }
-    return failure;
+    if (has_checkpoint(config.output_dir)) return failure;  // one that cannot be read
+    // Failed before its first checkpoint: nothing can resume it, so what it created goes, and
+    // the retry needs no --force.
+    for (const std::string& path : result.created_files) (void)::unlink(path.c_str());
+    return Status::error(failure.reason() + "\nkeyshard: no checkpoint was written, so the run "
+                                            "cannot be resumed; once that is fixed, run it again",
+                         failure.where(), kExitFailure);
   };
   if (!result.status) return with_hint(result.status);
   if (result.interrupted != 0) {
@@ -70,7 +77,7 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     const std::string path = config.output_dir + "/" + kSummaryFileName;
     if (Status status = write_file_atomically(path, format_summary_json(stats, config));
         !status) {
-      return status;
+      return with_hint(status);
     }
   }
   // Complete only once the summary is in place: a crash before this resumes and writes both.

@@ -33,6 +33,7 @@ class PartitionOwner {
   /// After a failed open() of a fresh run: closes every sink and removes the files that open()
   /// created (files that were there before are left), so that a retry finds DIR as it was.
   void remove_created_files();
+  const std::vector<std::string>& created_files() const { return created_; }
   /// Writes this owner's share of `chunk`. Under --on-bad fail, returns the bad line's error.
   Status apply(const Chunk& chunk);
   /// Hands every buffer to the kernel and reports this owner's part of a checkpoint after the

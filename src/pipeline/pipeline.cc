@@ -399,6 +399,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   for (unsigned w = 0; w < workers; ++w) {
     if (result.status.ok() && !finish_status[w].ok()) result.status = finish_status[w];
     result.stats.merge(owners[w]->stats());
+    const std::vector<std::string>& created = owners[w]->created_files();
+    result.created_files.insert(result.created_files.end(), created.begin(), created.end());
   }
   if (checkpointer && result.status.ok()) {
     // The last cut: everything read is written (and synced). An interrupted run resumes here;

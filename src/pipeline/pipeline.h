@@ -20,6 +20,8 @@ struct RunResult {
   // With checkpoints, the last cut, for the caller to write once the summary is out (so that a
   // checkpoint marked complete always has its summary beside it).
   std::optional<Checkpoint> last_checkpoint;
+  // The files this run created in DIR (not those it found and truncated or appended to).
+  std::vector<std::string> created_files;
 };
 
 /// Where a checkpointed run starts: each input's position, and the checkpoint it continues.

@@ -376,3 +376,27 @@ expect_eq "$STATUS" 0 "resume from another directory: $ERR"
 expect_eq "$(cat started-here/out/part-* | sort | tr -d '\n')" '{"k":"a"}{"k":"b"}' \
   "resume from another directory reads the inputs where the run started"
 pass "resume works from any directory"
+
+# A run that fails before its first checkpoint (here: a full disk) cannot be resumed, so it
+# removes the files it created, and the retry needs no --force. (A small disk of its own takes
+# a mount namespace: root, or user namespaces.)
+if unshare -m true 2> /dev/null; then
+  mkdir -p tiny
+  printf '{"k":"a","v":1}\n{"k":"b","v":2}\n' > two.ndjson
+  run_status unshare -m bash -c '
+    mount -t tmpfs -o size=4k tmpfs tiny || exit 99
+    "$0" split -k k -n 2 -q -o tiny/o two.ndjson 2> first.err
+    echo "first $?"
+    ls -A tiny/o
+    mount -o remount,size=1m tiny
+    "$0" split -k k -n 2 -q -o tiny/o two.ndjson
+    echo "retry $?"
+    cat tiny/o/part-*.ndjson | sort' "$KEYSHARD"
+  expect_eq "$OUT" "$(printf 'first 1\n.keyshard\nretry 0\n{"k":"a","v":1}\n{"k":"b","v":2}')" \
+    "the failed run leaves nothing but its lock; the retry needs no --force"
+  expect_contains "$(cat first.err)" "no checkpoint was written, so the run cannot be resumed" \
+    "the failure says why there is nothing to resume"
+  pass "a run that fails before its first checkpoint removes what it created"
+else
+  echo "checkpoints: SKIP: no mount namespace (needs root), so no small disk for a full-disk run"
+fi
