@@ -13,25 +13,28 @@ namespace keyshard {
 namespace {
 
 // --max-bad and --max-skew, checked once the run and its last checkpoint are done.
+// (Figures are shown to 6 significant digits, so that a value just over a limit never reads
+// as equal to it.)
 Status check_guardrails(const RunConfig& config, const RunStats& stats) {
   const uint64_t bad = stats.bad_lines();
+  const char* complete =
+      config.checkpoints ? "the outputs and the checkpoint are complete" : "the output is complete";
   if (config.max_bad_lines && bad > *config.max_bad_lines) {
-    return Status::error(fmt::format("{} bad lines, more than --max-bad {}; the outputs and the "
-                                     "checkpoint are complete",
-                                     bad, *config.max_bad_lines),
+    return Status::error(fmt::format("{} bad line{}, more than --max-bad {}; {}", bad,
+                                     bad == 1 ? "" : "s", *config.max_bad_lines, complete),
                          {}, kExitTooManyBad);
   }
   if (config.max_bad_share && share_of(bad, stats.lines_read) > *config.max_bad_share) {
-    return Status::error(fmt::format("{} bad lines of {} ({:.3g}%), more than --max-bad {:.3g}%; "
-                                     "the outputs and the checkpoint are complete",
-                                     bad, stats.lines_read,
+    return Status::error(fmt::format("{} bad line{} of {} ({:.6g}%), more than --max-bad {:.6g}%; "
+                                     "{}",
+                                     bad, bad == 1 ? "" : "s", stats.lines_read,
                                      100 * share_of(bad, stats.lines_read),
-                                     100 * *config.max_bad_share),
+                                     100 * *config.max_bad_share, complete),
                          {}, kExitTooManyBad);
   }
   if (config.max_skew && stats.skew() > *config.max_skew) {
-    return Status::error(fmt::format("skew {:.2f} (max/mean events per partition) is above "
-                                     "--max-skew {:.2f}; see `keyshard stats` for the hot keys",
+    return Status::error(fmt::format("skew {:.6g} (max/mean events per partition) is above "
+                                     "--max-skew {:.6g}; see `keyshard stats` for the hot keys",
                                      stats.skew(), *config.max_skew),
                          {}, kExitSkewed);
   }

@@ -179,6 +179,10 @@ Status parse_salts(const SplitOptions& options, RunConfig& config) {
       return usage("invalid --hot-keys \"" + options.hot_keys +
                    "\": use auto, or auto:SHARE such as auto:5% or auto:0.05");
     }
+    if (config.partitions < 2) {
+      return usage("--hot-keys spreads a hot key over the partitions; with -n 1 there is "
+                   "nothing to spread it over");
+    }
     config.hot_keys_share = share;
   }
   if (!options.salt_by.empty()) {

@@ -42,8 +42,9 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
   std::string out;
   auto it = std::back_inserter(out);
   const size_t inputs = stats.inputs.size() - std::min(stats.first_shown_input, stats.inputs.size());
-  fmt::format_to(it, "keyshard: {} lines from {} input{} in {:.2f} s ({:.1f} MB/s)\n",
-                 with_commas(stats.lines_read), inputs, inputs == 1 ? "" : "s",
+  fmt::format_to(it, "keyshard: {} line{} from {} input{} in {:.2f} s ({:.1f} MB/s)\n",
+                 with_commas(stats.lines_read), stats.lines_read == 1 ? "" : "s", inputs,
+                 inputs == 1 ? "" : "s",
                  stats.elapsed_seconds, megabytes_per_second(stats));
   fmt::format_to(it, "  written {}  dead-lettered {}  skipped {}\n",
                  with_commas(stats.events_written()), with_commas(stats.dead_lettered),
@@ -64,15 +65,15 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
   for (size_t i = 0; i < stats.salted_events.size() && i < config.salts.size(); ++i) {
     std::string key;
     append_json_string(key, config.salts[i].first);
-    fmt::format_to(it, "  salted {} over {} sub-keys: {} events\n", key, config.salts[i].second,
-                   with_commas(stats.salted_events[i]));
+    fmt::format_to(it, "  salted {} over {} sub-keys: {} event{}\n", key, config.salts[i].second,
+                   with_commas(stats.salted_events[i]), stats.salted_events[i] == 1 ? "" : "s");
   }
   for (const HotKeyDecision& decision : stats.hot_key_decisions) {
     std::string key;
     append_json_string(key, decision.key);
-    fmt::format_to(it, "  hot key {} salted over {} sub-keys from {} byte {}: {} events\n", key,
-                   decision.sub_keys, input_name(stats, decision.input), decision.offset,
-                   with_commas(decision.events));
+    fmt::format_to(it, "  hot key {} salted over {} sub-keys from {} byte {}: {} event{}\n",
+                   key, decision.sub_keys, input_name(stats, decision.input), decision.offset,
+                   with_commas(decision.events), decision.events == 1 ? "" : "s");
   }
   fmt::format_to(it, "  partitions {} ({})  skew {:.2f} events, {:.2f} bytes (max/mean)\n",
                  config.partitions, hash_name(config.hash), stats.skew(), stats.byte_skew());

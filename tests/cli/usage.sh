@@ -154,3 +154,25 @@ expect_contains "$ERR" "did you mean '--partitions'?" "and the right one suggest
 run_status ks --verison
 expect_contains "$ERR" "unknown option '--verison'" "an unknown option before any command"
 pass "misspelt options are named even when a required one is then missing"
+
+# Limits are shown precisely enough that a value just over one never reads as equal to it; a
+# single line is "1 line"; -o - has no checkpoint to speak of; --hot-keys needs two partitions.
+printf '{"id":"a"}\n{"id":"a"}\n{"id":"b"}\n' > skewed.ndjson
+pa=$(ks which -n 2 a); pb=$(ks which -n 2 b)
+if [ "$pa" != "$pb" ]; then
+  run_status ks split -k id -n 2 --max-skew 1.33 -o skewdir skewed.ndjson
+  expect_eq "$STATUS" 4 "--max-skew 1.33 with a skew of 4/3"
+  expect_contains "$ERR" "skew 1.33333 (max/mean events per partition) is above --max-skew 1.33" \
+    "the skew and the limit differ as shown"
+fi
+printf '{"id":"a"}\nbad\nbad\n' > twobad.ndjson
+run_status ks split -k id -n 2 --max-bad 66.66% -o - twobad.ndjson
+expect_eq "$STATUS" 3 "--max-bad 66.66% with two bad lines of three"
+expect_contains "$ERR" "2 bad lines of 3 (66.6667%), more than --max-bad 66.66%; the output is complete" \
+  "the share, the limit, and no checkpoint with -o -"
+run_status ks split -k id -n 2 -o oneline <(echo '{"id":"a"}')
+expect_contains "$ERR" "keyshard: 1 line from 1 input in" "one line"
+run_status ks split -k id -n 1 --hot-keys auto -o - skewed.ndjson
+expect_eq "$STATUS" 2 "--hot-keys with -n 1"
+expect_contains "$ERR" "with -n 1 there is nothing to spread it over" "--hot-keys with -n 1 says why"
+pass "limits, plurals and --hot-keys with -n 1"
