@@ -157,14 +157,12 @@ pass "misspelt options are named even when a required one is then missing"
 
 # Limits are shown precisely enough that a value just over one never reads as equal to it; a
 # single line is "1 line"; -o - has no checkpoint to speak of; --hot-keys needs two partitions.
-printf '{"id":"a"}\n{"id":"a"}\n{"id":"b"}\n' > skewed.ndjson
-pa=$(ks which -n 2 a); pb=$(ks which -n 2 b)
-if [ "$pa" != "$pb" ]; then
-  run_status ks split -k id -n 2 --max-skew 1.33 -o skewdir skewed.ndjson
-  expect_eq "$STATUS" 4 "--max-skew 1.33 with a skew of 4/3"
-  expect_contains "$ERR" "skew 1.33333 (max/mean events per partition) is above --max-skew 1.33" \
-    "the skew and the limit differ as shown"
-fi
+printf '{"id":"a"}\n{"id":"a"}\n{"id":"d"}\n' > skewed.ndjson
+expect_eq "$(ks which -n 2 a d | tr '\n' ' ')" "0 1 " "a and d in different partitions"
+run_status ks split -k id -n 2 --max-skew 1.33 -o skewdir skewed.ndjson
+expect_eq "$STATUS" 4 "--max-skew 1.33 with a skew of 4/3"
+expect_contains "$ERR" "skew 1.33333 (max/mean events per partition) is above --max-skew 1.33" \
+  "the skew and the limit differ as shown"
 printf '{"id":"a"}\nbad\nbad\n' > twobad.ndjson
 run_status ks split -k id -n 2 --max-bad 66.66% -o - twobad.ndjson
 expect_eq "$STATUS" 3 "--max-bad 66.66% with two bad lines of three"
