@@ -61,7 +61,16 @@ Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
     if (is_blank_line(line)) return bad_line(BadReason::kEmptyLine);
     return extract_by_grammar(line);
   }
-  if (!validate_) return walker_.extract(line, readable);
+  if (!validate_) {
+    Extraction extraction = walker_.extract(line, readable);
+    if (!extraction.ok && extraction.reason == BadReason::kInvalidJson) {
+      // On Demand says where it stopped ("ended early in the middle of an object" for a
+      // line with junk after its object); the grammar check names the fault itself.
+      const JsonGrammarVerdict verdict = check_json_grammar(line);
+      if (verdict.shape == JsonShape::kInvalid) extraction.detail = verdict.problem;
+    }
+    return extraction;
+  }
   if (is_blank_line(line)) return bad_line(BadReason::kEmptyLine);
 
   dom::element root;
@@ -71,7 +80,13 @@ Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
     // finding the key in the same pass.
     return extract_by_grammar(line);
   }
-  if (error) return bad_line(BadReason::kInvalidJson, simdjson::error_message(error));
+  if (error) {
+    // simdjson's message is generic ("improper structure"); the grammar check names the fault.
+    const JsonGrammarVerdict verdict = check_json_grammar(line);
+    return bad_line(BadReason::kInvalidJson, verdict.shape == JsonShape::kInvalid
+                                                 ? verdict.problem
+                                                 : simdjson::error_message(error));
+  }
   if (!root.is_object()) return bad_line(BadReason::kNotObject, "the line is not a JSON object");
 
   for (size_t part = 0; part < paths_.size(); ++part) {

@@ -316,6 +316,27 @@ TEST_CASE("a numeric path component selects an array element by index") {
   check_json_key({"tags.0"}, R"({"tags":{"1":"one","0":"zero"}})", "zero");
 }
 
+TEST_CASE("an invalid line's detail names its fault, the same in every mode") {
+  const std::pair<std::string_view, std::string_view> cases[] = {
+      {R"({"k":1}garbage)", "content after the JSON value"},
+      {R"({"k":"a"} x)", "content after the JSON value"},
+      {R"({"k":"a)", "unclosed string"},
+      {R"({"k":tru})", "invalid literal"},
+      {R"({"a":1,,"k":2})", "expected a member name"},
+  };
+  for (const auto& [line, expected] : cases) {
+    for (const Mode mode : modes_of(Modes::kBoth)) {
+      KeyExtractor extractor(json_spec({"k"}, mode.validate, mode.tree_line_limit));
+      const Outcome outcome = run(extractor, line, Padding::kNextLine);
+      INFO("line: ", printable(line));
+      INFO("mode: ", mode, ", got ", describe(outcome));
+      CHECK_FALSE(outcome.ok);
+      CHECK(outcome.reason == BadReason::kInvalidJson);
+      CHECK(outcome.detail == expected);
+    }
+  }
+}
+
 TEST_CASE("a path that leads nowhere is a missing key naming the path") {
   const std::string_view line = R"({"tags":["red","green"],"n":1,"s":"str","o":{"a":1}})";
   for (const std::string_view key :
