@@ -88,8 +88,9 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
 std::string format_plan_text(const ResizePlan& plan) {
   std::string out;
   auto it = std::back_inserter(out);
-  fmt::format_to(it, "keyshard plan: {} -> {} partitions, over {} events and {} distinct keys\n\n",
-                 plan.from, plan.to, plan.events, plan.distinct_keys);
+  fmt::format_to(it, "keyshard plan: {} -> {} partitions, over {} event{} and {} distinct key{}\n\n",
+                 plan.from, plan.to, plan.events, plan.events == 1 ? "" : "s", plan.distinct_keys,
+                 plan.distinct_keys == 1 ? "" : "s");
   out += "partitioner   keys moved   events moved\n";
   const ResizeFigures* best = nullptr;
   for (const ResizeFigures& figures : plan.per_hash) {
@@ -100,7 +101,9 @@ std::string format_plan_text(const ResizePlan& plan) {
   }
   fmt::format_to(it, "{:<11} {:>11.1f}% {:>13.1f}%   (the least any scheme must move)\n\n",
                  "ideal", 100 * plan.ideal(), 100 * plan.ideal());
-  if (best != nullptr && plan.distinct_keys > 0) {
+  if (plan.from == plan.to) {
+    out += "The count does not change: no key moves.\n";
+  } else if (best != nullptr && plan.distinct_keys > 0) {
     fmt::format_to(it,
                    "Recommendation: {} moves the fewest keys ({:.1f}%). Modulo partitioners "
                    "(murmur2, crc32, fnv1a, md5, xxh3) move far more than the ideal unless one "

@@ -131,3 +131,11 @@ ks stats -k user_id -n 3 --top 100 events.ndjson | head -n 1 > /dev/null
 expect_eq "${PIPESTATUS[0]}" 0 "stats | head"
 set -o pipefail
 pass "a report that cannot be written is an error"
+
+# The same count on both sides moves nothing, and the plan says so rather than recommend.
+printf '{"user_id":"a"}\n' > single.ndjson
+ks plan -k user_id --from 8 --to 8 single.ndjson > same.txt
+expect_contains "$(cat same.txt)" "over 1 event and 1 distinct key" "plurals"
+expect_contains "$(cat same.txt)" "The count does not change: no key moves." "--from N --to N"
+if grep -q Recommendation same.txt; then fail "--from N --to N still recommends a partitioner"; fi
+pass "plan with an unchanged count"
