@@ -50,6 +50,25 @@ std::optional<FileIdentity> identity_of(const std::string& path) {
 
 }  // namespace
 
+std::vector<InputStart> plan_first_incremental(
+    const std::vector<std::string>& paths, const std::function<void(const std::string&)>& warn) {
+  std::vector<InputStart> plan;
+  std::map<FileIdentity, std::string> read;  // -> the name it is read under
+  for (const std::string& path : paths) {
+    if (const auto identity = identity_of(path)) {
+      const auto [first, added] = read.emplace(*identity, path);
+      if (!added) {
+        if (first->second != path) {
+          warn(path + ": the same file as " + first->second + "; read once");
+        }
+        continue;
+      }
+    }
+    plan.push_back(InputStart{InputPosition{path}, true});
+  }
+  return plan;
+}
+
 bool holds_position(const std::string& path, const InputPosition& position) {
   std::unique_ptr<InputSource> source;
   if (!open_input(path, source)) return false;

@@ -21,6 +21,11 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
                                          const std::vector<std::string>& paths,
                                          const std::function<void(const std::string&)>& warn);
 
+/// The inputs of a first --incremental run (no checkpoint yet): each from 0, and, as in every
+/// later run, a file named twice (another spelling, a link) is read once, with a warning.
+std::vector<InputStart> plan_first_incremental(
+    const std::vector<std::string>& paths, const std::function<void(const std::string&)>& warn);
+
 /// Whether the regular file at `path` holds the bytes `position` fingerprints before its
 /// offset (plain files only; false for a compressed file or one too short).
 bool holds_position(const std::string& path, const InputPosition& position);

@@ -175,9 +175,11 @@ Status run_split(const SplitOptions& given) {
     // The run's summary gives its own numbers: its heaviest keys are those of its own events.
     previous.stats.heavy_hitters = HeavyHitters(kHeavyHitterCounters);
     start.resume = &previous;
+  } else if (config.incremental) {
+    start.inputs = plan_first_incremental(config.inputs, print_warning);
   } else {
     for (const std::string& path : config.inputs) {
-      start.inputs.push_back(InputStart{InputPosition{path}, config.incremental});
+      start.inputs.push_back(InputStart{InputPosition{path}});
     }
   }
   config.inputs.clear();

@@ -88,7 +88,8 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
 std::string format_plan_text(const ResizePlan& plan) {
   std::string out;
   auto it = std::back_inserter(out);
-  fmt::format_to(it, "keyshard plan: {} -> {} partitions, over {} event{} and {} distinct key{}\n\n",
+  fmt::format_to(it,
+                 "keyshard plan: {} -> {} partitions, over {} event{} and {} distinct key{}\n\n",
                  plan.from, plan.to, plan.events, plan.events == 1 ? "" : "s", plan.distinct_keys,
                  plan.distinct_keys == 1 ? "" : "s");
   out += "partitioner   keys moved   events moved\n";

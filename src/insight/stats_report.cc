@@ -38,7 +38,8 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
   std::string out;
   auto it = std::back_inserter(out);
   const uint64_t events = stats.events_written();
-  fmt::format_to(it, "keyshard stats: {} event{} from {} line{} of {} input{}; {} partition{} ({})\n",
+  fmt::format_to(it,
+                 "keyshard stats: {} event{} from {} line{} of {} input{}; {} partition{} ({})\n",
                  events, events == 1 ? "" : "s", stats.lines_read, stats.lines_read == 1 ? "" : "s",
                  stats.inputs.size(), stats.inputs.size() == 1 ? "" : "s", config.partitions,
                  config.partitions == 1 ? "" : "s", hash_name(config.hash));

@@ -192,6 +192,21 @@ expect_eq "$(summary_field out lines_read)" "$((2 * piece))" "b.log continues wh
 expect_each_line_once named-all.ndjson out "files named in other ways: every line once"
 pass "inputs are known by file, not by name: every line once"
 
+# So in the first run, before any checkpoint: another spelling and a hard link are read once.
+rm -rf first-named && mkdir first-named
+segment 0 > first-named/a.log
+ln first-named/a.log first-named/linked.log
+run_status ks split -k user_id -n 8 --incremental -o first-out first-named/a.log \
+  ./first-named/a.log first-named/linked.log
+expect_eq "$STATUS" 0 "a first run naming a.log three times"
+expect_contains "$ERR" "./first-named/a.log: the same file as first-named/a.log; read once" \
+  "another spelling is named"
+expect_contains "$ERR" "first-named/linked.log: the same file as first-named/a.log; read once" \
+  "a hard link is named"
+expect_eq "$(summary_field first-out lines_read)" "$piece" "the first run reads a.log once"
+expect_each_line_once first-named/a.log first-out "the first run: every line once"
+pass "the first run reads a file named twice once"
+
 # After a rotation, another spelling of the path still finds the rotated file; a run from
 # another directory still knows the files named before; a file renamed and named under both
 # names is read once.
