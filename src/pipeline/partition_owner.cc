@@ -28,6 +28,22 @@ std::string bad_line_where(const RunConfig& config, uint32_t input, uint64_t lin
   return fmt::format("{}:{}", config.input_names[input], line_number);
 }
 
+// Whether the end of an --exec output, `tail`, is text: UTF-8 without NUL bytes (a character
+// cut at either end of the window, or at the end by a crash, does not count against it).
+// Compressed or other binary output is not: 4 KiB of it is never valid UTF-8.
+bool looks_like_text(std::string_view tail) {
+  auto continuation = [](char byte) { return (static_cast<unsigned char>(byte) & 0xc0) == 0x80; };
+  for (int i = 0; i < 3 && !tail.empty() && continuation(tail.front()); ++i) tail.remove_prefix(1);
+  for (size_t back = 1; back <= 3 && back <= tail.size(); ++back) {
+    const auto byte = static_cast<unsigned char>(tail[tail.size() - back]);
+    if ((byte & 0xc0) == 0x80) continue;  // a continuation byte: look further back
+    const size_t length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    if (length > back) tail.remove_suffix(back);  // a character the crash cut short
+    break;
+  }
+  return tail.find('\0') == std::string_view::npos && is_valid_utf8(tail);
+}
+
 }  // namespace
 
 std::string partition_file_name(const RunConfig& config, uint32_t partition) {
@@ -88,13 +104,16 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
     file = FileDescriptor(::open(path.c_str(), O_RDWR | O_CREAT | mode | O_CLOEXEC, 0666));
     if (!file.valid()) return Status::error("cannot create: " + errno_text(errno), path);
     if (resume_ && !resume_->exec_settled) {
-      // A crash may have stopped a child mid-line (its output then lacks the line's end): the
-      // new child starts a new line. (After an orderly end, an output is left as its child
-      // ended it, whatever it is.)
+      // A crash may have cut a child's input mid-line, and a child such as `cat` then ends its
+      // output within that line: the new child starts a new line. Output that is not text
+      // (gzip's, say) is left as it is, and so is every output after an orderly end.
       struct stat info {};
-      char last = '\n';
-      if (::fstat(file.get(), &info) == 0 && info.st_size > 0 &&
-          ::pread(file.get(), &last, 1, info.st_size - 1) == 1 && last != '\n') {
+      std::string tail(4096, '\0');
+      const off_t size = ::fstat(file.get(), &info) == 0 ? info.st_size : 0;
+      const off_t from = std::max<off_t>(0, size - static_cast<off_t>(tail.size()));
+      const ssize_t got = size > 0 ? ::pread(file.get(), tail.data(), size - from, from) : 0;
+      tail.resize(got > 0 ? static_cast<size_t>(got) : 0);
+      if (!tail.empty() && tail.back() != '\n' && looks_like_text(tail)) {
         if (Status status = write_all(file.get(), "\n", path); !status) return status;
       }
     }
