@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cerrno>
 #include <cstdio>
@@ -107,10 +108,15 @@ Status RunLock::acquire(const std::string& dir, bool inherited) {
     if (error_number != EWOULDBLOCK) {
       return Status::error("cannot lock: " + errno_text(error_number), path);
     }
-    char pid[32] = {};
-    const ssize_t got = ::pread(fd_.get(), pid, sizeof pid - 1, 0);
-    std::string holder(pid, got > 0 ? static_cast<size_t>(got) : 0);
-    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    // The holder writes its pid just after it takes the lock: give it a moment to.
+    std::string holder;
+    for (int attempt = 0; attempt < 20 && holder.empty(); ++attempt) {
+      if (attempt > 0) ::usleep(5000);
+      char pid[32] = {};
+      const ssize_t got = ::pread(fd_.get(), pid, sizeof pid - 1, 0);
+      holder.assign(pid, got > 0 ? static_cast<size_t>(got) : 0);
+      holder.resize(std::min(holder.size(), holder.find_first_of("\n ")));
+    }
     const long holder_pid = holder.empty() ? 0 : std::strtol(holder.c_str(), nullptr, 10);
     if (holder_pid <= 0 || ::kill(static_cast<pid_t>(holder_pid), 0) == 0 || errno != ESRCH) {
       return Status::error("another keyshard run (pid " + (holder.empty() ? "unknown" : holder) +
@@ -129,8 +135,10 @@ Status RunLock::acquire(const std::string& dir, bool inherited) {
   if (inherited && ::fcntl(fd_.get(), F_SETFD, 0) != 0) {
     return Status::error("cannot share the lock: " + errno_text(errno), path);
   }
+  // Written over the last holder's pid, then cut to length: the file is never seen empty.
   const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd_.get(), 0) != 0 || ::pwrite(fd_.get(), pid.data(), pid.size(), 0) < 0) {
+  if (::pwrite(fd_.get(), pid.data(), pid.size(), 0) < 0 ||
+      ::ftruncate(fd_.get(), static_cast<off_t>(pid.size())) != 0) {
     return Status::error("cannot write: " + errno_text(errno), path);
   }
   return {};

@@ -67,8 +67,11 @@ Status create_output_directory(const std::string& dir) {
     if (!fs::is_directory(dir, error)) return Status::error("not a directory", dir, kExitUsage);
     return {};
   }
-  if (!fs::create_directories(dir, error)) {
-    return Status::error("cannot create the output directory: " + error.message(), dir);
+  // (No error but nothing created: another run made it in between; that run's lock decides.)
+  if (!fs::create_directories(dir, error) && (error || !fs::is_directory(dir, error))) {
+    return Status::error("cannot create the output directory: " +
+                             (error ? error.message() : std::string("it is not a directory")),
+                         dir);
   }
   return {};
 }
@@ -94,8 +97,10 @@ Status prepare_outputs(const RunConfig& config, bool continuing) {
           "keyshard writes are replaced, others are left alone)",
           dir, kExitUsage);
     }
-  } else if (!fs::create_directories(dir, error)) {
-    return Status::error("cannot create the output directory: " + error.message(), dir);
+  } else if (!fs::create_directories(dir, error) && (error || !fs::is_directory(dir, error))) {
+    return Status::error("cannot create the output directory: " +
+                             (error ? error.message() : std::string("it is not a directory")),
+                         dir);
   }
   if (error) return Status::error(error.message(), dir);
   return {};

@@ -272,6 +272,31 @@ exec 9>&-
 wait "$holder"
 pass "a second run on the same DIR exits 75 naming the holder"
 
+# Two runs started together on a DIR that does not exist yet: one writes it, the other exits
+# 75 naming it, or 2 if the first has already finished (neither fails to create the directory
+# the other has just made).
+for round in 1 2 3 4 5; do
+  rm -rf racing
+  "$KEYSHARD" split -k user_id -n 8 -q -o racing events.ndjson 2> race-a.err &
+  first=$!
+  set +e
+  "$KEYSHARD" split -k user_id -n 8 -q -o racing events.ndjson 2> race-b.err
+  second_status=$?
+  wait "$first"
+  first_status=$?
+  set -e
+  case "$(printf '%s\n' "$first_status" "$second_status" | sort | tr '\n' ' ')" in
+    "0 75 ")
+      expect_contains "$(cat race-a.err race-b.err)" "another keyshard run (pid " "the message"
+      if grep -q 'pid unknown' race-a.err race-b.err; then fail "the holder's pid was not read"; fi
+      ;;
+    "0 2 ") expect_contains "$(cat race-a.err race-b.err)" "holds the checkpoint" "the message" ;;
+    *) fail "two runs racing for a new DIR, round $round: $first_status and $second_status:" \
+         "$(cat race-a.err race-b.err)" ;;
+  esac
+done
+pass "two runs racing for a new DIR"
+
 # The last checkpoint cannot be written: the run fails (no summary: it has not ended), says
 # how to go on, and resume then completes it exactly.
 rm -rf lastfail feed.fifo && mkfifo feed.fifo
