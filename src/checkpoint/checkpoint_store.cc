@@ -73,6 +73,13 @@ Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint) {
   FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) {
     if (errno == ENOENT) {
+      struct stat info {};
+      if (::stat(state_dir(dir).c_str(), &info) == 0) {
+        return Status::error("no checkpoint here: the run that wrote this directory stopped "
+                             "before its first checkpoint, so it cannot be resumed; start it "
+                             "again with --force",
+                             dir, kExitUsage);
+      }
       return Status::error("no checkpoint here: not a directory written by `keyshard split -o`",
                            dir, kExitUsage);
     }

@@ -48,8 +48,13 @@ Status run_resume(const ResumeOptions& o) {
   if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
   // Read again under the lock: a run that held it may have moved the checkpoint on.
   RunLock lock;
-  if (Status status = lock.acquire(dir, checkpoint.exec); !status) return status;
-  if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
+  if (Status status = lock.acquire(dir, checkpoint.exec); !status) {
+    // A finished run needs no lock to say so: its DIR may be read-only by now. (One that
+    // another run holds may be moving on: that run's lock says so.)
+    if (!checkpoint.complete || status.exit_code() == kExitLocked) return status;
+  } else if (Status status = load_checkpoint(dir, checkpoint); !status) {
+    return status;
+  }
   if (checkpoint.complete) {
     if (!o.quiet) {
       std::fprintf(stderr, "keyshard: %s: the run is complete; nothing to resume\n", dir.c_str());

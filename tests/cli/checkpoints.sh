@@ -425,3 +425,22 @@ if unshare -m true 2> /dev/null; then
 else
   echo "checkpoints: SKIP: no mount namespace (needs root), so no small disk for a full-disk run"
 fi
+
+# resume where a run stopped before its first checkpoint (killed while creating its files, say)
+# says so; resume of a finished run needs no lock, so a read-only DIR is fine.
+printf '{"k":"a"}\n' > one.ndjson
+ks split -q -k k -n 2 -o early one.ndjson
+rm early/.keyshard/checkpoint.json
+run_status ks resume early
+expect_eq "$STATUS" 2 "resume without a checkpoint"
+expect_contains "$ERR" "stopped before its first checkpoint, so it cannot be resumed" "says why"
+ks split -q -k k -n 2 -o finished one.ndjson
+if unshare -m true 2> /dev/null; then
+  run_status unshare -m bash -c 'mount --bind finished finished && mount -o remount,bind,ro finished &&
+    "$0" resume finished' "$KEYSHARD"
+  expect_eq "$STATUS" 0 "resume of a finished run in a read-only DIR"
+  expect_contains "$ERR" "the run is complete; nothing to resume" "says it is complete"
+else
+  echo "checkpoints: SKIP: no mount namespace (needs root), so no read-only DIR"
+fi
+pass "resume with no checkpoint, and of a finished run in a read-only DIR"
