@@ -63,6 +63,10 @@ std::string check_output(const std::string& path, const OutputState& recorded, b
   if (!fd.valid()) return "cannot open: " + errno_text(errno);
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) return "cannot stat: " + errno_text(errno);
+  if (!S_ISREG(info.st_mode)) {
+    return S_ISDIR(info.st_mode) ? "not a file: a directory is in its place"
+                                 : "not a regular file any more";
+  }
   const auto size = static_cast<uint64_t>(info.st_size);
   if (size < recorded.size) {
     return fmt::format("truncated: {} bytes, the checkpoint records {}", size, recorded.size);
