@@ -75,18 +75,6 @@ std::string show(const SplitOptions& options, const Field& field) {
       field);
 }
 
-// A value as a JSON string, or {"base64": ...} when it is not UTF-8 (a file name, say): a
-// resumed run gets back exactly the bytes it was given.
-void append_value(std::string& out, const std::string& value) {
-  if (is_valid_utf8(value)) {
-    append_json_string(out, value);
-    return;
-  }
-  out += "{\"base64\":\"";
-  append_base64(out, value);
-  out += "\"}";
-}
-
 bool read_value(simdjson::dom::element value, std::string& out) {
   std::string_view text;
   if (value.get(text) == simdjson::SUCCESS) {
@@ -113,14 +101,15 @@ std::string record_options(const SplitOptions& options) {
           const auto& value = options.*member;
           using T = std::decay_t<decltype(value)>;
           if constexpr (std::is_same_v<T, std::string>) {
-            append_value(out, value);
+            // (A name that is not UTF-8 in base64: a resume gets back exactly the same bytes.)
+            append_json_bytes(out, value);
           } else if constexpr (std::is_same_v<T, bool>) {
             out += value ? "true" : "false";
           } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
             out += "[";
             for (size_t i = 0; i < value.size(); ++i) {
               if (i > 0) out += ",";
-              append_value(out, value[i]);
+              append_json_bytes(out, value[i]);
             }
             out += "]";
           } else {

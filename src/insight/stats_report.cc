@@ -104,7 +104,7 @@ std::string format_stats_json(const RunStats& stats, const RunConfig& config,
   auto it = std::back_inserter(out);
   for (size_t i = 0; i < stats.inputs.size(); ++i) {
     out += i ? ", " : "";
-    append_json_text(out, stats.inputs[i]);
+    append_json_bytes(out, stats.inputs[i]);
   }
   fmt::format_to(it, "],\n  \"hash\": \"{}\",\n  \"partitions\": {},\n  \"lines_read\": {},\n"
                      "  \"events\": {},\n  \"bad_lines\": {{",

@@ -114,7 +114,7 @@ std::string format_summary_json(const RunStats& stats, const RunConfig& config) 
   auto it = std::back_inserter(out);
   for (size_t i = stats.first_shown_input; i < stats.inputs.size(); ++i) {
     out += i > stats.first_shown_input ? ", " : "";
-    append_json_text(out, stats.inputs[i]);
+    append_json_bytes(out, stats.inputs[i]);
   }
   fmt::format_to(it, "],\n  \"hash\": \"{}\",\n  \"partitions\": {},\n", hash_name(config.hash),
                  config.partitions);

@@ -32,6 +32,16 @@ bool is_valid_utf8(std::string_view text) {
   return simdjson::validate_utf8(text.data(), text.size());
 }
 
+void append_json_bytes(std::string& out, std::string_view bytes) {
+  if (is_valid_utf8(bytes)) {
+    append_json_string(out, bytes);
+    return;
+  }
+  out += "{\"base64\":\"";
+  append_base64(out, bytes);
+  out += "\"}";
+}
+
 void append_json_text(std::string& out, std::string_view text) {
   if (is_valid_utf8(text)) {
     append_json_string(out, text);

@@ -15,6 +15,10 @@ void append_json_string(std::string& out, std::string_view text);
 /// (an input's path, say): a byte that is not part of valid UTF-8 becomes U+FFFD.
 void append_json_text(std::string& out, std::string_view text);
 
+/// Appends `bytes` as a JSON string when they are valid UTF-8, else as {"base64":"<base64>"},
+/// so that no byte is lost (a file name, say).
+void append_json_bytes(std::string& out, std::string_view bytes);
+
 /// True when `text` is well-formed UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).
 bool is_valid_utf8(std::string_view text);
 

@@ -161,3 +161,14 @@ fi
 ks split -q -k k -n 4 -o long-bad long-bad.ndjson
 expect_eq "$(summary_field long-bad dead_lettered)" 1 "a long line with an error at its end is bad"
 pass "a long line of small values: validated in memory near its size"
+
+# An input whose name is not UTF-8 is named in the summary and in stats --json by its bytes,
+# in base64, as in the checkpoint (not with U+FFFD in place of a byte).
+odd_name=$(printf 'odd\377name.ndjson')
+printf '{"k":"a"}\n' > "$odd_name"
+ks split -q -k k -n 2 -o odd-out "$odd_name"
+expect_eq "$(python3 -c 'import json; print(json.load(open("odd-out/keyshard-summary.json"))["inputs"])')" \
+  "[{'base64': '$(printf 'odd\377name.ndjson' | base64)'}]" "the summary's input name"
+expect_eq "$(ks stats -k k -n 2 --json "$odd_name" | python3 -c 'import json, sys; print(json.load(sys.stdin)["inputs"])')" \
+  "[{'base64': '$(printf 'odd\377name.ndjson' | base64)'}]" "stats --json's input name"
+pass "input names that are not UTF-8 keep their bytes"
