@@ -75,9 +75,16 @@ Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint) {
     if (errno == ENOENT) {
       struct stat info {};
       if (::stat(state_dir(dir).c_str(), &info) == 0) {
+        // A run that is still starting holds the lock (a shared lock is refused while it does).
+        FileDescriptor lock(::open((state_dir(dir) + "/lock").c_str(), O_RDONLY | O_CLOEXEC));
+        if (lock.valid() && ::flock(lock.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+          return Status::error("another keyshard run is writing here and has not written its "
+                               "first checkpoint yet; this run leaves it alone",
+                               dir, kExitLocked);
+        }
         return Status::error("no checkpoint here: the run that wrote this directory stopped "
                              "before its first checkpoint, so it cannot be resumed; start it "
-                             "again with --force",
+                             "again (with --force if it left files behind)",
                              dir, kExitUsage);
       }
       return Status::error("no checkpoint here: not a directory written by `keyshard split -o`",
@@ -115,28 +122,42 @@ Status RunLock::acquire(const std::string& dir, bool inherited) {
     if (error_number != EWOULDBLOCK) {
       return Status::error("cannot lock: " + errno_text(error_number), path);
     }
-    // The holder writes its pid just after it takes the lock: give it a moment to.
+    // The holder writes its pid just after it takes the lock, over the last holder's: a pid
+    // that is missing or gone is looked at again for a moment before it counts.
     std::string holder;
-    for (int attempt = 0; attempt < 20 && holder.empty(); ++attempt) {
+    long holder_pid = 0;
+    bool locked = false;
+    for (int attempt = 0; attempt < 200; ++attempt) {
       if (attempt > 0) ::usleep(5000);
       char pid[32] = {};
       const ssize_t got = ::pread(fd_.get(), pid, sizeof pid - 1, 0);
       holder.assign(pid, got > 0 ? static_cast<size_t>(got) : 0);
       holder.resize(std::min(holder.size(), holder.find_first_of("\n ")));
+      holder_pid = holder.empty() ? 0 : std::strtol(holder.c_str(), nullptr, 10);
+      if (holder_pid > 0 && (::kill(static_cast<pid_t>(holder_pid), 0) == 0 || errno != ESRCH)) {
+        break;  // a live run holds it
+      }
+      if (::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0) {
+        locked = true;  // its holder has just ended
+        break;
+      }
+      if (holder_pid > 0 && attempt >= 20) break;  // gone for 100 ms: its children hold it
     }
-    const long holder_pid = holder.empty() ? 0 : std::strtol(holder.c_str(), nullptr, 10);
-    if (holder_pid <= 0 || ::kill(static_cast<pid_t>(holder_pid), 0) == 0 || errno != ESRCH) {
-      return Status::error("another keyshard run (pid " + (holder.empty() ? "unknown" : holder) +
-                               ") is writing here; this run leaves it alone",
-                           dir, kExitLocked);
-    }
-    // The run is gone but its --exec children still hold the lock: let them finish.
-    std::fprintf(stderr,
-                 "keyshard: %s: waiting for the --exec children of an earlier run (pid %ld) "
-                 "to finish writing\n",
-                 dir.c_str(), holder_pid);
-    while (::flock(fd_.get(), LOCK_EX) != 0) {
-      if (errno != EINTR) return Status::error("cannot lock: " + errno_text(errno), path);
+    if (!locked) {
+      if (holder_pid <= 0 || ::kill(static_cast<pid_t>(holder_pid), 0) == 0 || errno != ESRCH) {
+        return Status::error("another keyshard run (pid " +
+                                 (holder.empty() ? "unknown" : holder) +
+                                 ") is writing here; this run leaves it alone",
+                             dir, kExitLocked);
+      }
+      // The run is gone but its --exec children still hold the lock: let them finish.
+      std::fprintf(stderr,
+                   "keyshard: %s: waiting for the --exec children of an earlier run (pid %ld) "
+                   "to finish writing\n",
+                   dir.c_str(), holder_pid);
+      while (::flock(fd_.get(), LOCK_EX) != 0) {
+        if (errno != EINTR) return Status::error("cannot lock: " + errno_text(errno), path);
+      }
     }
   }
   if (inherited && ::fcntl(fd_.get(), F_SETFD, 0) != 0) {

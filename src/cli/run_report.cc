@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <string>
+#include <utility>
 
 #include "checkpoint/checkpoint_store.h"
 #include "insight/summary.h"
@@ -13,8 +15,17 @@ namespace keyshard {
 namespace {
 
 // --max-bad and --max-skew, checked once the run and its last checkpoint are done.
-// (Figures are shown to 6 significant digits, so that a value just over a limit never reads
-// as equal to it.)
+// A figure and the limit it passed, as text: to 6 significant digits, or as many more as it
+// takes for the two to read differently.
+std::pair<std::string, std::string> figures_apart(double value, double limit) {
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::string shown = fmt::format("{:.{}g}", value, digits);
+    std::string bound = fmt::format("{:.{}g}", limit, digits);
+    if (shown != bound) return {std::move(shown), std::move(bound)};
+  }
+  return {fmt::format("{}", value), fmt::format("{}", limit)};
+}
+
 Status check_guardrails(const RunConfig& config, const RunStats& stats) {
   const uint64_t bad = stats.bad_lines();
   const char* complete =
@@ -25,17 +36,18 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
                          {}, kExitTooManyBad);
   }
   if (config.max_bad_share && share_of(bad, stats.lines_read) > *config.max_bad_share) {
-    return Status::error(fmt::format("{} bad line{} of {} ({:.6g}%), more than --max-bad {:.6g}%; "
-                                     "{}",
-                                     bad, bad == 1 ? "" : "s", stats.lines_read,
-                                     100 * share_of(bad, stats.lines_read),
-                                     100 * *config.max_bad_share, complete),
+    const auto [share, limit] =
+        figures_apart(100 * share_of(bad, stats.lines_read), 100 * *config.max_bad_share);
+    return Status::error(fmt::format("{} bad line{} of {} ({}%), more than --max-bad {}%; {}", bad,
+                                     bad == 1 ? "" : "s", stats.lines_read, share, limit,
+                                     complete),
                          {}, kExitTooManyBad);
   }
   if (config.max_skew && stats.skew() > *config.max_skew) {
-    return Status::error(fmt::format("skew {:.6g} (max/mean events per partition) is above "
-                                     "--max-skew {:.6g}; see `keyshard stats` for the hot keys",
-                                     stats.skew(), *config.max_skew),
+    const auto [skew, limit] = figures_apart(stats.skew(), *config.max_skew);
+    return Status::error(fmt::format("skew {} (max/mean events per partition) is above "
+                                     "--max-skew {}; see `keyshard stats` for the hot keys",
+                                     skew, limit),
                          {}, kExitSkewed);
   }
   return {};

@@ -405,42 +405,43 @@ expect_eq "$(cat started-here/out/part-* | sort | tr -d '\n')" '{"k":"a"}{"k":"b
   "resume from another directory reads the inputs where the run started"
 pass "resume works from any directory"
 
-# A run that fails before its first checkpoint (here: a full disk) cannot be resumed, so it
-# removes the files it created, and the retry needs no --force. (A small disk of its own takes
-# a mount namespace: root, or user namespaces.)
-if unshare -m true 2> /dev/null; then
-  mkdir -p tiny
-  printf '{"k":"a","v":1}\n{"k":"b","v":2}\n' > two.ndjson
-  run_status unshare -m bash -c '
-    mount -t tmpfs -o size=4k tmpfs tiny || exit 99
-    "$0" split -k k -n 2 -q -o tiny/o two.ndjson 2> first.err
-    echo "first $?"
-    ls -A tiny/o
-    mount -o remount,size=1m tiny
-    "$0" split -k k -n 2 -q -o tiny/o two.ndjson
-    echo "retry $?"
-    cat tiny/o/part-*.ndjson | sort' "$KEYSHARD"
-  expect_eq "$OUT" "$(printf 'first 1\n.keyshard\nretry 0\n{"k":"a","v":1}\n{"k":"b","v":2}')" \
-    "the failed run leaves nothing but its lock; the retry needs no --force"
-  expect_contains "$(cat first.err)" "no checkpoint was written, so the run cannot be resumed" \
-    "the failure says why there is nothing to resume"
-  pass "a run that fails before its first checkpoint removes what it created"
-else
-  echo "checkpoints: SKIP: no mount namespace (needs root), so no small disk for a full-disk run"
-fi
+# A run that fails before its first checkpoint (here: it cannot be created) cannot be resumed,
+# so it removes the files it created, and the retry needs no --force.
+printf '{"k":"a","v":1}\n{"k":"b","v":2}\n' > two.ndjson
+mkdir -p nofirst/.keyshard/checkpoint.json.tmp  # the first checkpoint cannot be created
+run_status ks split -k k -n 2 -q -o nofirst two.ndjson
+expect_eq "$STATUS" 1 "a run whose first checkpoint cannot be written"
+expect_contains "$ERR" "no checkpoint was written, so the run cannot be resumed" \
+  "the failure says why there is nothing to resume"
+expect_eq "$(ls -A nofirst)" ".keyshard" "the failed run leaves nothing but its state directory"
+rmdir nofirst/.keyshard/checkpoint.json.tmp
+ks split -k k -n 2 -q -o nofirst two.ndjson
+expect_eq "$(cat nofirst/part-*.ndjson | sort | tr -d '\n')" '{"k":"a","v":1}{"k":"b","v":2}' \
+  "the retry, without --force"
+pass "a run that fails before its first checkpoint removes what it created"
 
 # resume where a run stopped before its first checkpoint (killed while creating its files, say)
 # says so; resume of a finished run needs no lock, so a read-only DIR is fine.
 printf '{"k":"a"}\n' > one.ndjson
 ks split -q -k k -n 2 -o early one.ndjson
 rm early/.keyshard/checkpoint.json
+flock early/.keyshard/lock sleep 2 &  # as a run does while it creates its files
+locker=$!
+for _ in $(seq 1 100); do
+  flock -n early/.keyshard/lock true 2> /dev/null || break
+  sleep 0.01
+done
+run_status ks resume early
+expect_eq "$STATUS" 75 "resume while a run that has no checkpoint yet holds DIR"
+expect_contains "$ERR" "has not written its first checkpoint yet" "says why"
+wait "$locker"
 run_status ks resume early
 expect_eq "$STATUS" 2 "resume without a checkpoint"
 expect_contains "$ERR" "stopped before its first checkpoint, so it cannot be resumed" "says why"
 ks split -q -k k -n 2 -o finished one.ndjson
 if unshare -m true 2> /dev/null; then
-  run_status unshare -m bash -c 'mount --bind finished finished && mount -o remount,bind,ro finished &&
-    "$0" resume finished' "$KEYSHARD"
+  run_status unshare -m bash -c 'mount --bind finished finished &&
+    mount -o remount,bind,ro finished && "$0" resume finished' "$KEYSHARD"
   expect_eq "$STATUS" 0 "resume of a finished run in a read-only DIR"
   expect_contains "$ERR" "the run is complete; nothing to resume" "says it is complete"
 else

@@ -171,11 +171,14 @@ done
 kill -KILL "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
 sleep 0.2  # the children end their streams once their input is closed
+grep -q '"complete": false' gzip-crash/.keyshard/checkpoint.json ||
+  fail "--exec gzip: the run ended before it was killed; nothing was tested"
 ks resume -q gzip-crash
 for f in exec-ref/part-*.ndjson; do
   got="gzip-crash/$(basename "$f")"
   gzip -dc < "$got" > unzipped.ndjson || fail "--exec gzip resumed: $got is not a gzip stream"
-  python3 - "$f" unzipped.ndjson <<'PY' || fail "--exec gzip resumed: the events of $(basename "$f")"
+  what="--exec gzip resumed: the events of $(basename "$f")"
+  python3 - "$f" unzipped.ndjson <<'PY' || fail "$what"
 import sys
 want = set(open(sys.argv[1], "rb").read().splitlines())
 got = set(open(sys.argv[2], "rb").read().splitlines())

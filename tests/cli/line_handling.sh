@@ -167,8 +167,10 @@ pass "a long line of small values: validated in memory near its size"
 odd_name=$(printf 'odd\377name.ndjson')
 printf '{"k":"a"}\n' > "$odd_name"
 ks split -q -k k -n 2 -o odd-out "$odd_name"
-expect_eq "$(python3 -c 'import json; print(json.load(open("odd-out/keyshard-summary.json"))["inputs"])')" \
-  "[{'base64': '$(printf 'odd\377name.ndjson' | base64)'}]" "the summary's input name"
-expect_eq "$(ks stats -k k -n 2 --json "$odd_name" | python3 -c 'import json, sys; print(json.load(sys.stdin)["inputs"])')" \
-  "[{'base64': '$(printf 'odd\377name.ndjson' | base64)'}]" "stats --json's input name"
+inputs_of() { python3 -c 'import json, sys; print(json.load(sys.stdin)["inputs"])'; }
+odd_base64=$(printf 'odd\377name.ndjson' | base64)
+expect_eq "$(inputs_of < odd-out/keyshard-summary.json)" "[{'base64': '$odd_base64'}]" \
+  "the summary's input name"
+expect_eq "$(ks stats -k k -n 2 --json "$odd_name" | inputs_of)" "[{'base64': '$odd_base64'}]" \
+  "stats --json's input name"
 pass "input names that are not UTF-8 keep their bytes"

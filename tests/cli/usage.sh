@@ -163,14 +163,20 @@ run_status ks split -k id -n 2 --max-skew 1.33 -o skewdir skewed.ndjson
 expect_eq "$STATUS" 4 "--max-skew 1.33 with a skew of 4/3"
 expect_contains "$ERR" "skew 1.33333 (max/mean events per partition) is above --max-skew 1.33" \
   "the skew and the limit differ as shown"
+rm -rf skewdir
+run_status ks split -k id -n 2 --max-skew 1.33333 -o skewdir skewed.ndjson
+expect_contains "$ERR" "skew 1.333333 (max/mean events per partition) is above --max-skew 1.33333" \
+  "as many digits as it takes"
 printf '{"id":"a"}\nbad\nbad\n' > twobad.ndjson
 run_status ks split -k id -n 2 --max-bad 66.66% -o - twobad.ndjson
 expect_eq "$STATUS" 3 "--max-bad 66.66% with two bad lines of three"
-expect_contains "$ERR" "2 bad lines of 3 (66.6667%), more than --max-bad 66.66%; the output is complete" \
+expect_contains "$ERR" \
+  "2 bad lines of 3 (66.6667%), more than --max-bad 66.66%; the output is complete" \
   "the share, the limit, and no checkpoint with -o -"
 run_status ks split -k id -n 2 -o oneline <(echo '{"id":"a"}')
 expect_contains "$ERR" "keyshard: 1 line from 1 input in" "one line"
 run_status ks split -k id -n 1 --hot-keys auto -o - skewed.ndjson
 expect_eq "$STATUS" 2 "--hot-keys with -n 1"
-expect_contains "$ERR" "with -n 1 there is nothing to spread it over" "--hot-keys with -n 1 says why"
+expect_contains "$ERR" "with -n 1 there is nothing to spread it over" \
+  "--hot-keys with -n 1 says why"
 pass "limits, plurals and --hot-keys with -n 1"

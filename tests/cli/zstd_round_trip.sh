@@ -58,6 +58,7 @@ for exec in "" "--exec cat"; do
   expect_eq "$(zstd -q -dc sparse/part-*.ndjson.zst)" '{"k":"a"}' "the one event ($exec)"
 done
 : | ks split -k k -n 2 --compress zstd -o - -q > none.zst
-zstd -q -dc none.zst > none.out || fail "no events on a compressed standard output: not a zstd stream"
+zstd -q -dc none.zst > none.out ||
+  fail "no events on a compressed standard output: not a zstd stream"
 expect_eq "$(wc -c < none.out)" 0 "no events on a compressed standard output: nothing in it"
 pass "empty compressed outputs are valid zstd streams"
