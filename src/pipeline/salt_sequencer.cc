@@ -21,7 +21,11 @@ void SaltSequencer::detect_hot_keys(Chunk& chunk) {
   const size_t readable_end = chunk.capacity + kLinePadding;
   for (size_t i = 0; i < chunk.key_hashes.size(); ++i) {
     const uint64_t hash = chunk.key_hashes[i];
-    if (hash == 0 || chunk.destinations[i] == kToSaltedPending) continue;  // no key, or --salt
+    if (hash == 0) continue;  // no key
+    // A share is of all the events with a key, those of keys salted already included (else
+    // each key salted would push the next ones over the line).
+    shares_.add({}, hash);
+    if (chunk.destinations[i] == kToSaltedPending) continue;  // a --salt key
     if (auto known = automatic_.find(hash); known != automatic_.end()) {
       // A key salted automatically: deal it round-robin from now on.
       const Extraction extraction =
@@ -34,7 +38,6 @@ void SaltSequencer::detect_hot_keys(Chunk& chunk) {
       if (config_.annotate_salt) chunk.salt_of_line[i] = index;
       continue;
     }
-    shares_.add({}, hash);
     if (shares_.total() < config_.hot_keys_warmup) continue;
     // The summary's count is a lower bound: a key is salted only once it surely crossed.
     const auto count = shares_.count_of(hash);

@@ -127,3 +127,27 @@ PY
 pass "--hot-keys auto"
 run_status ks split -k user_id -n 8 --hot-keys sometimes -o bad2 zipf.ndjson
 expect_eq "$STATUS" 2 "bad --hot-keys"
+
+# A key's share is of all the events with a key, salted keys' included: a key at 4% throughout
+# is not salted under auto:5% once a 50% key is (its share of the rest would be 8%), and is
+# under auto:3%. A --salt key counts too.
+python3 - > shares.ndjson <<'PY'
+n = 0
+for block in range(1000):
+    for j in range(100):
+        n += 1
+        key = "A" if j % 2 == 0 else ("B" if j in (1, 27, 53, 79) else f"r{n}")
+        print(f'{{"k":"{key}","n":{n}}}')
+PY
+salted_keys() {
+  python3 -c 'import json, sys
+print(" ".join(d["key"] for d in json.load(open(sys.argv[1]))["hot_keys_salted"]))' \
+    "$1/keyshard-summary.json"
+}
+ks split -q -k k -n 8 --hot-keys auto:5% -o shares5 shares.ndjson
+expect_eq "$(salted_keys shares5)" "A" "auto:5%: only the 50% key"
+ks split -q -k k -n 8 --hot-keys auto:3% -o shares3 shares.ndjson
+expect_eq "$(salted_keys shares3)" "A B" "auto:3%: the 50% key and the 4% one"
+ks split -q -k k -n 8 --salt A:4 --hot-keys auto:5% -o shares-salt shares.ndjson
+expect_eq "$(salted_keys shares-salt)" "" "auto:5% beside --salt A:4: no key"
+pass "--hot-keys shares are of all the events"
