@@ -1,12 +1,16 @@
 // `keyshard which`: the partition of each key, from the arguments or one key per stdin line.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
-#include <iostream>
 #include <string>
+#include <string_view>
 
 #include "cli/app.h"
 #include "hash/partitioner.h"
+#include "util/files.h"
 
 namespace keyshard {
 
@@ -43,15 +47,32 @@ Status run_which(const WhichOptions& options) {
       fmt::format_to(std::back_inserter(out), "{}\n", partitioner.partition_of(key));
     }
   } else {
-    std::string line;
-    while (std::getline(std::cin, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      fmt::format_to(std::back_inserter(out), "{}\n", partitioner.partition_of(line));
-      if (out.size() >= (1u << 16)) {
+    // Read as it comes: after a read that emptied a pipe, the answers so far are written out,
+    // so that keys fed one at a time are answered one at a time.
+    auto answer = [&](std::string_view key) {
+      if (!key.empty() && key.back() == '\r') key.remove_suffix(1);
+      fmt::format_to(std::back_inserter(out), "{}\n", partitioner.partition_of(key));
+    };
+    std::string pending;
+    char buffer[1 << 16];
+    for (;;) {
+      const long got = read_some(STDIN_FILENO, buffer, sizeof buffer);
+      if (got < 0) return Status::error("read failed: " + errno_text(errno), "<stdin>");
+      if (got == 0) break;
+      pending.append(buffer, static_cast<size_t>(got));
+      size_t start = 0;
+      for (size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1) {
+        answer(std::string_view(pending).substr(start, end - start));
+      }
+      pending.erase(0, start);
+      const bool drained = static_cast<size_t>(got) < sizeof buffer;
+      if (drained || out.size() >= (1u << 16)) {
         std::fwrite(out.data(), 1, out.size(), stdout);
         out.clear();
+        if (drained) std::fflush(stdout);
       }
     }
+    if (!pending.empty()) answer(pending);  // a last line without its newline
   }
   std::fwrite(out.data(), 1, out.size(), stdout);  // main() reports a failed write
   return {};

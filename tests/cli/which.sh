@@ -48,3 +48,19 @@ done
 run_status ks stats -k k -n 8 --top 010 /dev/null
 expect_eq "$STATUS" 0 "stats --top 010"
 pass "counts are decimal"
+
+# Keys fed one at a time on a pipe are answered one at a time, not at the end of the input.
+python3 - "$KEYSHARD" <<'PY' || fail "which holds its answers back"
+import select, subprocess, sys
+child = subprocess.Popen([sys.argv[1], "which", "-n", "8"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE)
+for key in (b"a", b"b", b"c"):
+    child.stdin.write(key + b"\n")
+    child.stdin.flush()
+    if not select.select([child.stdout], [], [], 3)[0]:
+        sys.exit(f"no answer for {key!r} 3 s after it was fed")
+    child.stdout.readline()
+child.stdin.close()
+child.wait()
+PY
+pass "which answers keys as they come"
