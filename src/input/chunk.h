@@ -41,6 +41,9 @@ struct Chunk {
   bool checkpoint_after = false;  // a checkpoint is taken once every owner has applied this
   uint32_t interval = 0;          // checkpoints taken before it (heavy-hitter summaries)
   bool input_restarted = false;   // the input is read again from 0: its line count restarts
+  // From a pipe that has gone quiet: every owner hands what it holds to its outputs once it has
+  // applied this chunk, so that a slow stream is not held back (the chunk may have no lines).
+  bool flush_after = false;
 
   // Routing, written by one router, then read by every owner.
   std::vector<uint32_t> line_starts;   // offset of each line; one extra entry: the end

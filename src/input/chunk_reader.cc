@@ -127,6 +127,24 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (!status) return false;
     }
 
+    chunk.flush_after = false;
+    if (unflushed_ && source_->streaming()) {
+      // Lines handed out from a pipe wait in the owners' buffers; once the pipe has been quiet
+      // for a moment, an empty chunk tells the owners to write them out.
+      const auto waited = std::chrono::steady_clock::now() - last_flush_;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kFlushDelay - waited);
+      if (!source_->ready(static_cast<int>(std::max<int64_t>(0, left.count())))) {
+        ensure_capacity(chunk, chunk_size_);
+        chunk.size = 0;
+        chunk.final_fragment = false;
+        chunk.flush_after = true;
+        std::memset(chunk.data.get(), 0, kLinePadding);
+        unflushed_ = false;
+        last_flush_ = std::chrono::steady_clock::now();
+        deliver(chunk);
+        return true;
+      }
+    }
     // A chunk that grew for a long line goes back to the usual size when it is reused.
     if (chunk.capacity > 4 * chunk_size_ && carry_.size() < chunk_size_) {
       chunk.data.reset();
@@ -177,8 +195,9 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (const void* found = memrchr(fresh, '\n', got)) {
         last_newline = static_cast<const char*>(found);
       }
-      // A short read from a pipe: work on what has arrived rather than wait for more.
-      if (got < wanted && last_newline && !source_->compressed()) break;
+      // A short read from a pipe: work on what has arrived rather than wait for more (from a
+      // compressed stream, once nothing more is waiting).
+      if (got < wanted && last_newline && (!source_->compressed() || !source_->ready())) break;
     }
 
     if (!read_status) {
@@ -214,17 +233,31 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       chunk.final_fragment = false;
     }
     std::memset(chunk.data.get() + chunk.size, 0, std::min(kLinePadding, chunk.capacity - chunk.size));
-    chunk.sequence = sequence_++;
-    chunk.input = input_index_;
-    chunk.input_offset = input_offset_;
-    chunk.input_restarted = restarted_;
-    restarted_ = false;
-    input_offset_ += chunk.size;
-    bytes_delivered_ += chunk.size;
-    window_.add({chunk.data.get(), chunk.size});
-    positions_[input_index_].offset = input_offset_;
+    if (source_ && source_->streaming()) {
+      // A pipe that has nothing more for now: the owners write out what they hold (at most
+      // every kFlushDelay; otherwise an empty chunk does it later, see above).
+      const auto now = std::chrono::steady_clock::now();
+      chunk.flush_after = now - last_flush_ >= kFlushDelay && !source_->ready();
+      if (chunk.flush_after) last_flush_ = now;
+      unflushed_ = !chunk.flush_after;
+    } else {
+      unflushed_ = false;  // (the end of the run writes everything out)
+    }
+    deliver(chunk);
     return true;
   }
+}
+
+void ChunkReader::deliver(Chunk& chunk) {
+  chunk.sequence = sequence_++;
+  chunk.input = input_index_;
+  chunk.input_offset = input_offset_;
+  chunk.input_restarted = restarted_;
+  restarted_ = false;
+  input_offset_ += chunk.size;
+  bytes_delivered_ += chunk.size;
+  window_.add({chunk.data.get(), chunk.size});
+  positions_[input_index_].offset = input_offset_;
 }
 
 }  // namespace keyshard

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -60,6 +61,8 @@ class ChunkReader {
   Status open_next_input();
   Status position_input(InputStart& start);
   static void ensure_capacity(Chunk& chunk, size_t capacity);
+  // Numbers a filled chunk and moves the input's position past it.
+  void deliver(Chunk& chunk);
 
   std::vector<InputStart> starts_;
   std::vector<InputPosition> positions_;
@@ -82,6 +85,11 @@ class ChunkReader {
   std::string carry_;          // the start of a line that did not fit the previous chunk
   Status pending_error_;       // a read error, reported once the lines before it are out
   bool source_done_ = false;
+  // From a pipe: lines were handed out since the last chunk that made the owners write out
+  // what they hold, which happens once the pipe is quiet, at most every kFlushDelay.
+  bool unflushed_ = false;
+  std::chrono::steady_clock::time_point last_flush_{};
+  static constexpr std::chrono::milliseconds kFlushDelay{100};
   uint64_t sequence_ = 0;
   uint64_t bytes_read_ = 0;
   std::vector<std::string> names_;

@@ -45,6 +45,10 @@ class PlainSource final : public InputSource {
 
   bool compressed() const override { return false; }
 
+  bool ready(int timeout_ms) const override {
+    return !streaming() || prefix_.used < prefix_.size || fd_ready(fd_.get(), timeout_ms);
+  }
+
   bool seek(uint64_t offset, std::string& head, std::string& tail) override {
     if (device == 0 && inode == 0) return false;  // not a regular file
     struct stat info {};

@@ -2,7 +2,10 @@
 // by the zstd magic number in the first bytes, never by the file name, so `cat x.zst |` works.
 #pragma once
 
+#include <poll.h>
+
 #include <cstddef>
+#include <cerrno>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,6 +38,12 @@ class InputSource {
     return false;
   }
 
+  /// A pipe, a terminal or a socket, whose data comes when it comes (not a regular file).
+  bool streaming() const { return device == 0 && inode == 0; }
+  /// Whether a read() would return without waiting, now or within `timeout_ms` (always true
+  /// for a regular file).
+  virtual bool ready(int timeout_ms = 0) const = 0;
+
   /// Device, inode and size of a regular file (zero otherwise), and whether it is compressed.
   uint64_t device = 0;
   uint64_t inode = 0;
@@ -56,6 +65,15 @@ class FingerprintWindow;
 /// zstd input), giving `window` the bytes the fingerprints of that position cover. Sets
 /// `reached` to whether the source holds that many bytes; a read error is returned.
 Status skip_to(InputSource& source, uint64_t offset, FingerprintWindow& window, bool& reached);
+
+/// Whether `fd` has data (or its end) to read within `timeout_ms`.
+inline bool fd_ready(int fd, int timeout_ms) {
+  pollfd entry{fd, POLLIN, 0};
+  int result;
+  while ((result = ::poll(&entry, 1, timeout_ms)) < 0 && errno == EINTR) {
+  }
+  return result != 0;  // (an error: let the read report it)
+}
 
 /// The total size of `paths` when every one is a regular, uncompressed file; else 0 (unknown).
 uint64_t known_input_size(const std::vector<std::string>& paths);

@@ -54,10 +54,16 @@ class ZstdSource final : public InputSource {
       }
     }
     got = output.pos;
+    output_full_ = output.pos == output.size;  // more may be waiting inside the decoder
     return {};
   }
 
   bool compressed() const override { return true; }
+
+  bool ready(int timeout_ms) const override {
+    return !streaming() || at_end_ || input_.pos < input_.size || output_full_ ||
+           fd_ready(fd_.get(), timeout_ms);
+  }
 
  private:
   FileDescriptor fd_;
@@ -65,6 +71,7 @@ class ZstdSource final : public InputSource {
   std::vector<char> compressed_;
   ZSTD_inBuffer input_{};
   bool at_end_ = false;
+  bool output_full_ = false;
   bool inside_frame_ = true;
 };
 

@@ -412,6 +412,12 @@ Status PartitionOwner::apply(const Chunk& chunk) {
                          kExitBadInput);
   }
   input_lines_[chunk.input] += chunk.line_count();
+  if (chunk.flush_after) {  // a quiet pipe: nothing waits in a buffer
+    for (Output& output : outputs_) {
+      if (Status status = flush(output); !status) return status;
+    }
+    if (dead_letters_.sink) return flush(dead_letters_);
+  }
   return {};
 }
 
