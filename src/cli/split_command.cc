@@ -163,7 +163,9 @@ Status run_split(const SplitOptions& given) {
       options.threads = before.threads;
       config.threads = before.threads;
     }
-    if (const std::string difference = first_difference(before, options); !difference.empty()) {
+    if (const std::string difference =
+            first_difference(acting_options(before), acting_options(options));
+        !difference.empty()) {
       return Status::error("this --incremental run is set up differently from the last one (" +
                                difference + "); use the same options, or start over with --force",
                            dir, kExitUsage);

@@ -1,6 +1,7 @@
 #include "cli/split_config.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -331,6 +332,25 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
   config.progress =
       options.progress || (!options.no_progress && !options.quiet && isatty(STDERR_FILENO) == 1);
   return parse_missing_key(options.missing_key, config);
+}
+
+SplitOptions acting_options(const SplitOptions& options) {
+  SplitOptions acting = options;
+  SplitOptions probe = options;  // (recorded options name no inputs; only their settings count)
+  if (probe.inputs.empty()) probe.inputs.push_back("input");
+  RunConfig config;
+  if (Status status = make_run_config(probe, config); !status) return acting;
+  acting.hash = hash_name(config.hash);
+  acting.compress = config.zstd_level ? fmt::format("zstd:{}", *config.zstd_level) : "none";
+  acting.hot_keys = config.hot_keys_share ? fmt::format("auto:{}", *config.hot_keys_share) : "";
+  acting.max_line_size = std::to_string(config.max_line_size);
+  std::vector<std::string_view> fields;  // in the order they are added to an event
+  if (config.annotate_partition) fields.push_back("partition");
+  if (config.annotate_offset) fields.push_back("offset");
+  if (config.annotate_salt) fields.push_back("salt");
+  if (config.annotate_key) fields.push_back("key");
+  acting.annotate = fmt::format("{}", fmt::join(fields, ","));
+  return acting;
 }
 
 Status make_run_config(const SplitOptions& options, RunConfig& config) {
