@@ -176,6 +176,7 @@ Status run_split(const SplitOptions& given) {
     start.inputs = plan_incremental(previous, config.inputs, print_warning);
     // The run's summary gives its own numbers: its heaviest keys are those of its own events.
     previous.stats.heavy_hitters = HeavyHitters(kHeavyHitterCounters);
+    previous.stats.hot_key_decisions = previous.salt.decisions;  // their events so far
     start.resume = &previous;
   } else if (config.incremental) {
     start.inputs = plan_first_incremental(config.inputs, print_warning);

@@ -57,6 +57,11 @@ void RunStats::subtract(const RunStats& earlier) {
   for (size_t i = 0; i < salted_events.size() && i < earlier.salted_events.size(); ++i) {
     minus(salted_events[i], earlier.salted_events[i]);
   }
+  for (HotKeyDecision& decision : hot_key_decisions) {
+    for (const HotKeyDecision& before : earlier.hot_key_decisions) {
+      if (before.key == decision.key) minus(decision.events, before.events);
+    }
+  }
   for (size_t p = 0; p < partition_events.size() && p < earlier.partition_events.size(); ++p) {
     minus(partition_events[p], earlier.partition_events[p]);
     minus(partition_bytes[p], earlier.partition_bytes[p]);

@@ -397,3 +397,28 @@ expect_eq "$ERR" "" "no warning: the rotated file is in its directory"
 expect_eq "$(cat out/part-*.ndjson | wc -l)" 300 "a rotated zstd input: every line once"
 cd "$WORK"
 pass "a rotated zstd input is finished"
+
+# An --incremental run's summary counts its own events salted by --hot-keys auto, as it counts
+# everything else: the runs' counts add up to those of one run over the whole file.
+python3 - > hot-all.ndjson <<'PY'
+import random
+rng = random.Random(1)
+for i in range(100000):
+    key = "hot" if rng.random() < 0.3 else f"u{rng.randint(1, 5000)}"
+    print(f'{{"user_id":"{key}","i":{i}}}')
+PY
+head -n 60000 hot-all.ndjson > hot.log
+hot_salted() {
+  python3 -c 'import json, sys
+print(sum(d["events"] for d in json.load(open(sys.argv[1]))["hot_keys_salted"]))' \
+    "$1/keyshard-summary.json"
+}
+ks split -q --incremental -k user_id -n 8 --hot-keys auto -o hot-inc hot.log
+first=$(hot_salted hot-inc)
+cp hot-all.ndjson hot.log
+ks split -q --incremental -k user_id -n 8 --hot-keys auto -o hot-inc hot.log
+second=$(hot_salted hot-inc)
+ks split -q -k user_id -n 8 --hot-keys auto -o hot-once hot-all.ndjson
+expect_eq "$((first + second))" "$(hot_salted hot-once)" "salted events: the two runs' add up to one run's"
+[ "$second" -lt "$(hot_salted hot-once)" ] || fail "the second run counts the first run's salted events"
+pass "an --incremental run's salted events are its own"
