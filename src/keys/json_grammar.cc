@@ -113,13 +113,15 @@ class GrammarChecker {
   }
 
   bool number() {
-    if (peek() == '-') ++at_;
+    const bool sign = peek() == '-';
+    if (sign) ++at_;
     if (peek() == '0') {
       ++at_;
     } else if (digit(peek())) {
       digits();
     } else {
-      return fail("invalid number");
+      // Not the start of any JSON value ("bad line", "{a:1}"), unless a sign came first.
+      return fail(sign ? "invalid number" : "not a JSON value");
     }
     if (peek() == '.') {
       ++at_;
