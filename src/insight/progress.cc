@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "util/stderr_lines.h"
+
 namespace keyshard {
 namespace {
 
@@ -22,9 +24,11 @@ std::string human_bytes(double bytes) {
 
 }  // namespace
 
-ProgressLine::ProgressLine(const ProgressCounters& counters, uint64_t total_bytes)
+ProgressLine::ProgressLine(const ProgressCounters& counters, uint64_t total_bytes,
+                           uint64_t start_bytes)
     : counters_(counters),
       total_bytes_(total_bytes),
+      start_bytes_(start_bytes),
       started_(std::chrono::steady_clock::now()),
       thread_([this] { run(); }) {}
 
@@ -38,10 +42,7 @@ void ProgressLine::stop() {
   }
   wake_.notify_all();
   thread_.join();
-  if (drawn_) {
-    const char clear[] = "\r\x1b[K";
-    (void)!::write(STDERR_FILENO, clear, sizeof clear - 1);
-  }
+  if (drawn_) clear_status_line();
 }
 
 void ProgressLine::run() {
@@ -54,16 +55,17 @@ void ProgressLine::draw() {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   const auto bytes = static_cast<double>(counters_.bytes.load(std::memory_order_relaxed));
   const auto events = static_cast<double>(counters_.events.load(std::memory_order_relaxed));
-  const double rate = seconds > 0 ? bytes / seconds : 0;
-  std::string line = fmt::format("\r\x1b[Kkeyshard: {} read, {:.2f} M events, {}/s",
-                                 human_bytes(bytes), events / 1e6, human_bytes(rate));
+  const double rate = seconds > 0 ? bytes / seconds : 0;  // of this process
+  const double done = static_cast<double>(start_bytes_) + bytes;
+  std::string line = fmt::format("keyshard: {} read, {:.2f} M events, {}/s",
+                                 human_bytes(done), events / 1e6, human_bytes(rate));
   if (total_bytes_ > 0 && rate > 0) {
-    const double left = std::max(0.0, static_cast<double>(total_bytes_) - bytes) / rate;
+    const double left = std::max(0.0, static_cast<double>(total_bytes_) - done) / rate;
     fmt::format_to(std::back_inserter(line), ", {:.0f}%, ETA {}:{:02}",
-                   std::min(100.0, 100 * bytes / static_cast<double>(total_bytes_)),
+                   std::min(100.0, 100 * done / static_cast<double>(total_bytes_)),
                    static_cast<int>(left) / 60, static_cast<int>(left) % 60);
   }
-  (void)!::write(STDERR_FILENO, line.data(), line.size());
+  draw_status_line(line);
   drawn_ = true;
 }
 

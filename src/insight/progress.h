@@ -20,8 +20,9 @@ struct ProgressCounters {
 
 class ProgressLine {
  public:
-  /// `total_bytes`: the input size when known (all inputs regular, uncompressed files), else 0.
-  ProgressLine(const ProgressCounters& counters, uint64_t total_bytes);
+  /// `total_bytes`: the input size when known (all inputs regular, uncompressed files), else 0;
+  /// `start_bytes`: how much of it was read before this process started (a resumed run).
+  ProgressLine(const ProgressCounters& counters, uint64_t total_bytes, uint64_t start_bytes = 0);
   ~ProgressLine();  // stops and clears the line
 
   void stop();
@@ -32,6 +33,7 @@ class ProgressLine {
 
   const ProgressCounters& counters_;
   uint64_t total_bytes_;
+  uint64_t start_bytes_;
   std::chrono::steady_clock::time_point started_;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -49,7 +49,8 @@ struct RunStats {
   std::vector<uint64_t> partition_bytes;   // bytes written, before compression
   std::vector<std::string> inputs;
   size_t first_shown_input = 0;  // inputs before it were only carried over (--incremental)
-  double elapsed_seconds = 0;
+  double elapsed_seconds = 0;  // of this process
+  uint64_t bytes_read_now = 0;  // by this process (not recorded in checkpoints)
   HeavyHitters heavy_hitters{kHeavyHitterCounters};
   std::vector<uint64_t> salted_events;     // per --salt entry
   std::vector<HotKeyDecision> hot_key_decisions;

@@ -15,7 +15,7 @@ constexpr size_t kTopKeysJson = 10;
 
 
 double megabytes_per_second(const RunStats& stats) {
-  return stats.elapsed_seconds > 0 ? static_cast<double>(stats.bytes_read) / 1e6 /
+  return stats.elapsed_seconds > 0 ? static_cast<double>(stats.bytes_read_now) / 1e6 /
                                          stats.elapsed_seconds
                                    : 0.0;
 }

@@ -281,7 +281,11 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     const std::vector<std::string> read(  // not the inputs only carried over
         config.inputs.begin() + static_cast<std::ptrdiff_t>(config.carried_inputs),
         config.inputs.end());
-    progress_line = std::make_unique<ProgressLine>(progress, known_input_size(read));
+    uint64_t start_bytes = 0;  // read before this process started (a resumed run)
+    for (size_t i = config.carried_inputs; start && i < start->inputs.size(); ++i) {
+      start_bytes += start->inputs[i].position.offset;
+    }
+    progress_line = std::make_unique<ProgressLine>(progress, known_input_size(read), start_bytes);
   }
   for (unsigned w = 0; w < workers; ++w) {
     routers.push_back(std::make_unique<Router>(config, &progress));
@@ -415,6 +419,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   result.stats.stage_times.read = read_seconds;
   result.stats.stage_times.chunks = chunks;
   result.stats.bytes_read = bytes_before + reader.bytes_delivered();
+  result.stats.bytes_read_now = reader.bytes_delivered();
   result.stats.inputs = config.input_names;
   result.stats.first_shown_input = config.carried_inputs;
   result.stats.elapsed_seconds =

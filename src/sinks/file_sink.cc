@@ -9,6 +9,8 @@
 #include "checkpoint/content_hash.h"
 
 
+#include "util/stderr_lines.h"
+
 namespace keyshard {
 namespace {
 
@@ -152,8 +154,24 @@ std::unique_ptr<Sink> make_stdout_sink() {
   return std::make_unique<FileSink>("<stdout>", FileDescriptor(STDOUT_FILENO), false, true);
 }
 
-std::unique_ptr<Sink> make_stderr_sink() {
-  return std::make_unique<FileSink>("<stderr>", FileDescriptor(STDERR_FILENO), false, false);
-}
+namespace {
+
+// Standard error, shared with the progress line (see util/stderr_lines.h).
+class StderrSink final : public Sink {
+ public:
+  Status write(std::string_view block) override {
+    if (write_stderr_record(block)) return {};
+    return Status::error("write failed: " + errno_text(errno), name_);
+  }
+  Status finish() override { return {}; }
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::string name_ = "<stderr>";
+};
+
+}  // namespace
+
+std::unique_ptr<Sink> make_stderr_sink() { return std::make_unique<StderrSink>(); }
 
 }  // namespace keyshard

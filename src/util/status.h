@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "util/stderr_lines.h"
+
 namespace keyshard {
 
 /// Exit codes of keyshard (see the man page, EXIT STATUS).
@@ -63,7 +65,7 @@ class Status {
 /// "keyshard: warning: <message>" on stderr, even with -q: a warning says some input was not
 /// read as asked, which a cron job's mail must show.
 inline void print_warning(const std::string& message) {
-  std::fprintf(stderr, "keyshard: warning: %s\n", message.c_str());
+  (void)write_stderr_record("keyshard: warning: " + message + "\n");
 }
 
 }  // namespace keyshard

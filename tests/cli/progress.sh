@@ -30,3 +30,55 @@ grep -q 'M events' forced.err || fail "--progress did not draw"
 script -qefc "'$KEYSHARD' split -k user_id -n 8 -j 1 -o off --no-progress events.ndjson" /dev/null > off.out
 if grep -q 'M events' off.out; then fail "--no-progress drew the line"; fi
 pass "--progress and --no-progress"
+
+# Forced onto a file, each update is a line of its own, and dead letters written to stderr
+# (-o -) are never glued to it: every line is a progress line or a whole record.
+python3 - events.ndjson > with-bad.ndjson <<'PY'
+import sys
+for n, line in enumerate(open(sys.argv[1])):
+    sys.stdout.write("not json\n" if n % 50000 == 0 else line)
+PY
+ks split -k user_id -n 8 -j 1 -o - --progress -q with-bad.ndjson 2> mixed.err > /dev/null
+python3 - mixed.err <<'PY' || fail "stderr mixes the progress line and the dead letters"
+import json, sys
+records = progress = 0
+for line in open(sys.argv[1], "rb").read().split(b"\n")[:-1]:
+    if line.startswith(b"keyshard: ") and b"M events" in line and b"\r" not in line:
+        progress += 1
+    else:
+        json.loads(line)
+        records += 1
+if records == 0 or progress == 0:
+    sys.exit(f"{records} records, {progress} progress lines")
+PY
+pass "progress and dead letters on one stderr"
+
+# A resumed run gives the rate of its own process: its MB/s times its time is what it read,
+# not the whole run's bytes. (The first run reads half of the input from a pipe that then
+# stays open, so that it is surely stopped half-way; resume reads the input from the start.)
+rm -f half.fifo && mkfifo half.fifo
+"$KEYSHARD" split -k user_id -n 8 -j 1 -q --checkpoint-every 4MiB -o halfway < half.fifo &
+pid=$!
+exec 7> half.fifo
+lines=$(wc -l < events.ndjson)
+head -n $((lines / 2)) events.ndjson >&7
+size=$(stat -c %s events.ndjson)
+for _ in $(seq 1 2000); do
+  offset=$(grep -o '"offset":[0-9]*' halfway/.keyshard/checkpoint.json 2> /dev/null |
+           grep -o '[0-9]*$' | head -n 1)
+  [ "${offset:-0}" -gt $((size / 3)) ] && break
+  sleep 0.005
+done
+kill -TERM "$pid"
+set +e; wait "$pid"; set -e
+exec 7>&-
+ks resume -q halfway < events.ndjson
+python3 - halfway/keyshard-summary.json <<'PY' || fail "a resumed run's rate"
+import json, sys
+summary = json.load(open(sys.argv[1]))
+read_now = summary["mb_per_second"] * 1e6 * summary["elapsed_seconds"]
+if read_now > 0.8 * summary["bytes_read"]:
+    sys.exit(f"{read_now:.0f} bytes at the rate given, of {summary['bytes_read']}")
+PY
+expect_eq "$(summary_field halfway lines_read)" "$lines" "the resumed run read every line"
+pass "a resumed run's rate is its own"
