@@ -59,7 +59,8 @@ Status count_lines(int fd, const std::string& name, uint64_t size, bool compress
 // "" when the file matches its record; else what is wrong with it.
 std::string check_output(const std::string& path, const OutputState& recorded, bool compressed,
                          bool complete) {
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // (O_NONBLOCK: a FIFO put in a file's place must not hold verify up; it is refused below.)
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd.valid()) return "cannot open: " + errno_text(errno);
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) return "cannot stat: " + errno_text(errno);

@@ -233,14 +233,16 @@ printf 'X' | dd of=tampered/part-00003.ndjson bs=1 seek=100 conv=notrunc status=
 truncate -s -10 tampered/part-00005.ndjson
 echo '{"user_id":"late"}' >> tampered/part-00006.ndjson
 rm tampered/part-00007.ndjson && mkdir tampered/part-00007.ndjson
-run_status ks verify tampered
+rm tampered/part-00001.ndjson && mkfifo tampered/part-00001.ndjson
+run_status timeout 20 "$KEYSHARD" verify tampered
 expect_eq "$STATUS" 1 "verify of tampered outputs"
 expect_contains "$OUT" "tampered/part-00003.ndjson: changed" "a changed byte"
 expect_contains "$OUT" "tampered/part-00005.ndjson: truncated" "a truncated file"
 expect_contains "$OUT" "tampered/part-00006.ndjson: extended" "an extended file"
 expect_contains "$OUT" "tampered/part-00007.ndjson: not a file: a directory is in its place" \
   "a directory in a file's place"
-expect_contains "$ERR" "4 of 9 files differ" "verify's count"
+expect_contains "$OUT" "tampered/part-00001.ndjson: not a regular file any more" "a FIFO"
+expect_contains "$ERR" "5 of 9 files differ" "verify's count"
 pass "verify names changed, truncated and extended outputs"
 
 # Guardrails: exit 3 and 4 after a complete run (checkpoint complete, summary written).

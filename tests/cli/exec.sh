@@ -118,15 +118,22 @@ pass "slow child ($(cat rss.txt) KiB peak)"
 # With checkpoints, an --exec run killed half-way and resumed is at-least-once: every event
 # reaches its partition's child, and those after the last checkpoint may reach it twice.
 ks split -k user_id -n 4 -o exec-ref -q --exec cat more.ndjson
-"$KEYSHARD" split -k user_id -n 4 -q --exec cat --chunk-size 64KiB --checkpoint-every 256KiB \
-  -o exec-crash more.ndjson &
-pid=$!
-for _ in $(seq 1 400); do
-  grep -qE '"offset":[1-9]' exec-crash/.keyshard/checkpoint.json 2>/dev/null && break
-  sleep 0.005
-done
-kill -KILL "$pid" 2>/dev/null || true
-wait "$pid" 2>/dev/null || true
+# kill_after_first_checkpoint DIR ARGS...: starts `keyshard split ARGS... -o DIR` and kills it
+# (SIGKILL) once it has written a checkpoint past the start.
+kill_after_first_checkpoint() {
+  local dir=$1
+  shift
+  "$KEYSHARD" split "$@" -o "$dir" &
+  local pid=$!
+  for _ in $(seq 1 400); do
+    grep -qE '"offset":[1-9]' "$dir/.keyshard/checkpoint.json" 2>/dev/null && break
+    sleep 0.005
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+kill_after_first_checkpoint exec-crash -k user_id -n 4 -q --exec cat --chunk-size 64KiB \
+  --checkpoint-every 256KiB more.ndjson
 # A child stopped mid-line leaves its output without a final newline: made sure of here for
 # one partition (unless the kill did it already).
 cut_file=exec-crash/part-00000.ndjson
@@ -161,15 +168,8 @@ pass "--exec with resume: at-least-once"
 
 # A child whose output is not text (gzip) ends it whole when keyshard is killed; resume leaves
 # it so (a newline put in there would end zcat's reading) and appends the new child's stream.
-"$KEYSHARD" split -k user_id -n 4 -q --exec 'gzip -c' --chunk-size 64KiB \
-  --checkpoint-every 256KiB -o gzip-crash more.ndjson &
-pid=$!
-for _ in $(seq 1 400); do
-  grep -qE '"offset":[1-9]' gzip-crash/.keyshard/checkpoint.json 2>/dev/null && break
-  sleep 0.005
-done
-kill -KILL "$pid" 2>/dev/null || true
-wait "$pid" 2>/dev/null || true
+kill_after_first_checkpoint gzip-crash -k user_id -n 4 -q --exec 'gzip -c' --chunk-size 64KiB \
+  --checkpoint-every 256KiB more.ndjson
 sleep 0.2  # the children end their streams once their input is closed
 grep -q '"complete": false' gzip-crash/.keyshard/checkpoint.json ||
   fail "--exec gzip: the run ended before it was killed; nothing was tested"
