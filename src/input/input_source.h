@@ -4,8 +4,8 @@
 
 #include <poll.h>
 
-#include <cstddef>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
