@@ -126,7 +126,8 @@ Status RunLock::acquire(const std::string& dir, bool inherited) {
     // that is missing or gone is looked at again for a moment before it counts.
     std::string holder;
     long holder_pid = 0;
-    bool locked = false;
+    bool live = false;    // the holder's pid names a running process
+    bool locked = false;  // the holder ended meanwhile: the lock is this run's
     for (int attempt = 0; attempt < 200; ++attempt) {
       if (attempt > 0) ::usleep(5000);
       char pid[32] = {};
@@ -134,9 +135,8 @@ Status RunLock::acquire(const std::string& dir, bool inherited) {
       holder.assign(pid, got > 0 ? static_cast<size_t>(got) : 0);
       holder.resize(std::min(holder.size(), holder.find_first_of("\n ")));
       holder_pid = holder.empty() ? 0 : std::strtol(holder.c_str(), nullptr, 10);
-      if (holder_pid > 0 && (::kill(static_cast<pid_t>(holder_pid), 0) == 0 || errno != ESRCH)) {
-        break;  // a live run holds it
-      }
+      live = holder_pid > 0 && (::kill(static_cast<pid_t>(holder_pid), 0) == 0 || errno != ESRCH);
+      if (live) break;
       if (::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0) {
         locked = true;  // its holder has just ended
         break;
@@ -144,7 +144,7 @@ Status RunLock::acquire(const std::string& dir, bool inherited) {
       if (holder_pid > 0 && attempt >= 20) break;  // gone for 100 ms: its children hold it
     }
     if (!locked) {
-      if (holder_pid <= 0 || ::kill(static_cast<pid_t>(holder_pid), 0) == 0 || errno != ESRCH) {
+      if (live || holder_pid <= 0) {
         return Status::error("another keyshard run (pid " +
                                  (holder.empty() ? "unknown" : holder) +
                                  ") is writing here; this run leaves it alone",

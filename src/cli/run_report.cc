@@ -14,7 +14,6 @@
 namespace keyshard {
 namespace {
 
-// --max-bad and --max-skew, checked once the run and its last checkpoint are done.
 // A figure and the limit it passed, as text: to 6 significant digits, or as many more as it
 // takes for the two to read differently.
 std::pair<std::string, std::string> figures_apart(double value, double limit) {
@@ -26,6 +25,7 @@ std::pair<std::string, std::string> figures_apart(double value, double limit) {
   return {fmt::format("{}", value), fmt::format("{}", limit)};
 }
 
+// --max-bad and --max-skew, checked once the run and its last checkpoint are done.
 Status check_guardrails(const RunConfig& config, const RunStats& stats) {
   const uint64_t bad = stats.bad_lines();
   const char* complete =

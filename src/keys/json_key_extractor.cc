@@ -25,6 +25,12 @@ Lookup look_up(dom::element root, const KeyPath& path, std::string_view& text) {
   return at.get(text) == simdjson::SUCCESS ? Lookup::kString : Lookup::kOther;
 }
 
+// The detail of an invalid line: the fault the grammar check names, else `otherwise`.
+std::string_view fault_of(std::string_view line, std::string_view otherwise) {
+  const JsonGrammarVerdict verdict = check_json_grammar(line);
+  return verdict.shape == JsonShape::kInvalid ? verdict.problem : otherwise;
+}
+
 }  // namespace
 
 JsonKeyExtractor::JsonKeyExtractor(std::span<const KeyPath> paths, bool validate,
@@ -65,9 +71,8 @@ Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
     Extraction extraction = walker_.extract(line, readable);
     if (!extraction.ok && extraction.reason == BadReason::kInvalidJson) {
       // On Demand says where it stopped ("ended early in the middle of an object" for a
-      // line with junk after its object); the grammar check names the fault itself.
-      const JsonGrammarVerdict verdict = check_json_grammar(line);
-      if (verdict.shape == JsonShape::kInvalid) extraction.detail = verdict.problem;
+      // line with junk after its object).
+      extraction.detail = fault_of(line, extraction.detail);
     }
     return extraction;
   }
@@ -80,12 +85,8 @@ Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
     // finding the key in the same pass.
     return extract_by_grammar(line);
   }
-  if (error) {
-    // simdjson's message is generic ("improper structure"); the grammar check names the fault.
-    const JsonGrammarVerdict verdict = check_json_grammar(line);
-    return bad_line(BadReason::kInvalidJson, verdict.shape == JsonShape::kInvalid
-                                                 ? verdict.problem
-                                                 : simdjson::error_message(error));
+  if (error) {  // (simdjson's message is generic: "improper structure")
+    return bad_line(BadReason::kInvalidJson, fault_of(line, simdjson::error_message(error)));
   }
   if (!root.is_object()) return bad_line(BadReason::kNotObject, "the line is not a JSON object");
 

@@ -97,10 +97,8 @@ Status prepare_outputs(const RunConfig& config, bool continuing) {
           "keyshard writes are replaced, others are left alone)",
           dir, kExitUsage);
     }
-  } else if (!fs::create_directories(dir, error) && (error || !fs::is_directory(dir, error))) {
-    return Status::error("cannot create the output directory: " +
-                             (error ? error.message() : std::string("it is not a directory")),
-                         dir);
+  } else if (Status status = create_output_directory(dir); !status) {
+    return status;
   }
   if (error) return Status::error(error.message(), dir);
   return {};
