@@ -232,6 +232,8 @@ split() { echo "$keyshard split -k user_id -n $1 -o $out_dir --force -q ${*:2}";
 
 contender "cat (I/O ceiling)" "$events_file" "$full_label" lines cat \
   "cat $events_file > $out_dir/copy.ndjson"
+contender "dd conv=fsync (durable I/O ceiling)" "$events_file" "$full_label" lines dd \
+  "dd if=$events_file of=$out_dir/copy.ndjson bs=1M conv=fsync status=none"
 contender "keyshard -n $parts" "$events_file" "$full_label" lines "$keyshard" \
   "$(split $parts "$events_file")"
 headline=$(( ${#row_name[@]} - 1 ))
