@@ -76,6 +76,18 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
                                             "cannot be resumed; once that is fixed, run it again",
                          failure.where(), kExitFailure);
   };
+  if (result.interrupted != 0 && !config.checkpoints) {
+    // Standard output (or the children) got every event read, each line whole; the rest of the
+    // input was not read. A reader of standard output gone meanwhile is no error of its own.
+    const int status = kExitInterrupted + result.interrupted;
+    if (result.status.quiet()) return Status::error("interrupted", {}, status);
+    if (!result.status) return result.status;
+    const uint64_t lines = result.stats.lines_read;
+    return Status::error(fmt::format("interrupted: stopped reading after {} line{}, and wrote "
+                                     "out every event among them",
+                                     lines, lines == 1 ? "" : "s"),
+                         {}, status);
+  }
   if (!result.status) return with_hint(result.status);
   if (result.interrupted != 0) {
     if (result.last_checkpoint) {

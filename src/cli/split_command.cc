@@ -195,7 +195,7 @@ Status run_split(const SplitOptions& given) {
     config.input_names.push_back(input.position.path == "-" ? "<stdin>" : input.position.path);
   }
 
-  if (config.checkpoints) catch_interrupts();
+  catch_interrupts();
   RunResult result = run_pipeline(config, config.checkpoints ? &start : nullptr);
   return report_run(config, result, continuing ? &previous.stats : nullptr);
 }

@@ -8,6 +8,7 @@
 
 #include "input/line_index.h"
 #include "keys/json_key_extractor.h"
+#include "util/interrupt.h"
 
 namespace keyshard {
 
@@ -183,6 +184,12 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       }
       const size_t wanted = chunk.capacity - chunk.size;
       size_t got = 0;
+      if (interrupt_signal() != 0) {
+        // Caught since the last read, the signal would not interrupt a read that blocks on a
+        // quiet pipe: stop as a read cut short by it does.
+        read_status = Status::error("interrupted", source_->name());
+        break;
+      }
       read_status = source_->read(chunk.data.get() + chunk.size, wanted, got);
       if (!read_status) break;
       if (got == 0) {

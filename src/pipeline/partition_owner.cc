@@ -132,7 +132,7 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
   pid_t pid = 0;
   ChildStreams streams;
   if (Status status = spawn_shell(config_.exec_command, env, file.valid() ? file.get() : -1, pid,
-                                  streams, config_.checkpoints);
+                                  streams);
       !status) {
     return Status::error(status.reason(), label);
   }

@@ -34,7 +34,7 @@ Status make_pipe(FileDescriptor& reader, FileDescriptor& writer) {
 
 Status spawn_shell(const std::string& command,
                    const std::vector<std::pair<std::string, std::string>>& extra_env,
-                   int stdout_fd, pid_t& pid, ChildStreams& streams, bool own_group) {
+                   int stdout_fd, pid_t& pid, ChildStreams& streams) {
   FileDescriptor child_stdin, child_stdout, child_stderr;
   if (Status status = make_pipe(child_stdin, streams.stdin_writer); !status) return status;
   if (stdout_fd < 0) {
@@ -77,7 +77,7 @@ Status spawn_shell(const std::string& command,
   ::pthread_sigmask(SIG_SETMASK, &all, &before);
   pid = ::fork();
   if (pid == 0) {
-    if (own_group) ::setpgid(0, 0);
+    ::setpgid(0, 0);
     for (int signal = 1; signal < NSIG; ++signal) {
       struct sigaction action {};
       if (signal == SIGKILL || signal == SIGSTOP || ::sigaction(signal, nullptr, &action) != 0) {
@@ -88,7 +88,7 @@ Status spawn_shell(const std::string& command,
       const bool ignored = action.sa_handler == SIG_IGN && signal != SIGPIPE && signal != SIGXFSZ;
       const bool stop_signal =
           signal == SIGINT || signal == SIGTERM || signal == SIGHUP || signal == SIGQUIT;
-      if (own_group && stop_signal) {
+      if (stop_signal) {
         // A ^C sent to keyshard's process group before setpgid above is pending here. It was
         // meant for keyshard, which ends the run in order: ignoring it drops it.
         struct sigaction ignore {};
@@ -111,7 +111,7 @@ Status spawn_shell(const std::string& command,
     exec_failed(exec_error_fd);
   }
   const int error = errno;
-  if (pid > 0 && own_group) ::setpgid(pid, pid);  // as the child does: whichever comes first
+  if (pid > 0) ::setpgid(pid, pid);  // as the child does: whichever comes first
   ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (pid < 0) return Status::error("cannot start /bin/sh: " + errno_text(error));
   exec_error_writer = FileDescriptor();

@@ -22,11 +22,11 @@ struct ChildStreams {
 
 /// Starts `/bin/sh -c command` with `extra_env` added to the environment. Its stdout goes to
 /// `stdout_fd` when that is >= 0 (a file), else to a pipe returned in `streams.stdout_reader`.
-/// With `own_group`, the child gets a process group of its own, so that a ^C at the terminal
-/// reaches keyshard alone, which then ends the run in order (the child sees the end of its input).
+/// The child gets a process group of its own, so that a ^C at the terminal reaches keyshard
+/// alone, which then ends the run in order (the child sees the end of its input).
 Status spawn_shell(const std::string& command,
                    const std::vector<std::pair<std::string, std::string>>& extra_env,
-                   int stdout_fd, pid_t& pid, ChildStreams& streams, bool own_group = false);
+                   int stdout_fd, pid_t& pid, ChildStreams& streams);
 
 /// "exited with status 3", "was killed by signal 9 (Killed)".
 std::string describe_wait_status(int status);

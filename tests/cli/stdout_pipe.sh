@@ -67,3 +67,48 @@ feed_and_watch(["split", "-q", "-k", "k", "-n", "4", "--force", "-o", folder, "-
                lambda b: b, files_of)
 PY
 pass "a slow stream is written as it comes"
+
+# SIGTERM or SIGINT: keyshard stops reading and writes out every event it read, so standard
+# output ends with a whole line and holds exactly the input up to where it stopped; the status
+# is 128 + the signal. With the reader of standard output slow, keyshard is caught mid-write;
+# with a quiet pipe, blocked in a read.
+python3 - "$KEYSHARD" <<'PY' || fail "an interrupted -o - run"
+import re, signal, subprocess, sys, time
+keyshard = sys.argv[1]
+source = open("events.ndjson", "rb").read()
+
+def check(name, child, out, err, expected_status):
+    if child.returncode != expected_status:
+        sys.exit(f"{name}: status {child.returncode}, expected {expected_status}; stderr: {err!r}")
+    if not out.endswith(b"\n") or not source.startswith(out):
+        sys.exit(f"{name}: stdout ({len(out)} bytes) is not whole lines of the input from its start")
+    lines = out.count(b"\n")
+    said = re.search(rb"stopped reading after (\d+) lines?, and wrote out every event", err)
+    if not said or int(said.group(1)) != lines:
+        sys.exit(f"{name}: {lines} lines written; stderr: {err!r}")
+
+# Caught mid-write: nothing reads standard output for the first second.
+child = subprocess.Popen([keyshard, "split", "-k", "user_id", "-n", "8", "-o", "-",
+                          "events.ndjson"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+time.sleep(0.5)
+child.send_signal(signal.SIGTERM)
+time.sleep(0.5)
+out, err = child.communicate(timeout=60)
+check("SIGTERM mid-write", child, out, err, 143)
+
+# Blocked on a quiet pipe, with --exec children that must see the end of their input.
+for args in (["-o", "-"], ["-o", "-", "--exec", "cat"]):
+    child = subprocess.Popen([keyshard, "split", "-k", "user_id", "-n", "4"] + args,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    first = source[:source.index(b"\n", 1000) + 1]
+    child.stdin.write(first)
+    child.stdin.flush()
+    time.sleep(0.5)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=10)
+    if args[-1] == "cat":  # each child's output arrives whole, in its own order
+        out = b"".join(sorted(out.splitlines(keepends=True), key=first.index))
+    check(f"SIGINT on a quiet pipe ({' '.join(args)})", child, out, err, 130)
+PY
+pass "an interrupted run writes out what it read"
