@@ -20,9 +20,11 @@ namespace {
 
 std::string state_dir(const std::string& dir) { return dir + "/" + kStateDirName; }
 
-Status make_state_dir(const std::string& dir) {
+Status make_state_dir(const std::string& dir, bool* created = nullptr) {
   const std::string path = state_dir(dir);
-  if (::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST) {
+  if (::mkdir(path.c_str(), 0777) == 0) {
+    if (created) *created = true;
+  } else if (errno != EEXIST) {
     return Status::error("cannot create: " + errno_text(errno), path);
   }
   return {};
@@ -90,6 +92,10 @@ Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint) {
       return Status::error("no checkpoint here: not a directory written by `keyshard split -o`",
                            dir, kExitUsage);
     }
+    if (errno == ENOTDIR) {
+      return Status::error("not a directory: name the output directory (-o DIR) of a split", dir,
+                           kExitUsage);
+    }
     return Status::error("cannot open: " + errno_text(errno), path);
   }
   std::string text;
@@ -113,7 +119,8 @@ Status remove_checkpoint(const std::string& dir) {
 }
 
 Status RunLock::acquire(const std::string& dir, bool inherited) {
-  if (Status status = make_state_dir(dir); !status) return status;
+  dir_ = dir;
+  if (Status status = make_state_dir(dir, &created_state_dir_); !status) return status;
   const std::string path = state_dir(dir) + "/lock";
   fd_ = FileDescriptor(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
   if (!fd_.valid()) return Status::error("cannot open: " + errno_text(errno), path);
@@ -170,6 +177,13 @@ Status RunLock::acquire(const std::string& dir, bool inherited) {
     return Status::error("cannot write: " + errno_text(errno), path);
   }
   return {};
+}
+
+void RunLock::remove_if_created() {
+  if (!fd_.valid() || !created_state_dir_) return;
+  fd_ = FileDescriptor();
+  (void)::unlink((state_dir(dir_) + "/lock").c_str());
+  (void)::rmdir(state_dir(dir_).c_str());  // only if nothing else is in it
 }
 
 }  // namespace keyshard

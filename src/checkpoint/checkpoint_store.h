@@ -32,9 +32,14 @@ Status remove_checkpoint(const std::string& dir);
 class RunLock {
  public:
   Status acquire(const std::string& dir, bool inherited = false);
+  /// Lets go of the lock and, when acquire() made DIR/.keyshard for it, removes the lock file
+  /// and that directory: a run refused before it started leaves no trace.
+  void remove_if_created();
 
  private:
   FileDescriptor fd_;
+  std::string dir_;
+  bool created_state_dir_ = false;
 };
 
 /// fsyncs a directory, so that a rename or a new file in it is durable.

@@ -1,10 +1,12 @@
 // `keyshard split`: its options, grouped as in the man page, and the run: validate, prepare the
 // outputs, run the pipeline, report.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include "checkpoint/checkpoint_store.h"
 #include "checkpoint/incremental_plan.h"
@@ -118,11 +120,23 @@ Status run_split(const SplitOptions& given) {
 
   const std::string& dir = config.output_dir;
   RunLock lock;
+  std::vector<std::string> created_dirs;
   if (config.checkpoints) {
     // The lock first: what DIR holds is only looked at while no other run can change it.
-    if (Status status = create_output_directory(dir); !status) return status;
+    if (Status status = create_output_directory(dir, &created_dirs); !status) return status;
     if (Status status = lock.acquire(dir, config.exec()); !status) return status;
   }
+  // A run refused before it starts, or one that leaves no checkpoint, leaves DIR as it found it.
+  struct LeaveNoTrace {
+    RunLock& lock;
+    const std::vector<std::string>& created_dirs;
+    bool armed = true;
+    ~LeaveNoTrace() {
+      if (!armed) return;
+      lock.remove_if_created();
+      for (const std::string& created : created_dirs) (void)::rmdir(created.c_str());
+    }
+  } leave_no_trace{lock, created_dirs};
   Checkpoint previous;
   const bool continuing = config.incremental && !config.force && has_checkpoint(dir);
   if (config.checkpoints && !continuing && !config.force && has_checkpoint(dir)) {
@@ -197,7 +211,9 @@ Status run_split(const SplitOptions& given) {
 
   catch_interrupts();
   RunResult result = run_pipeline(config, config.checkpoints ? &start : nullptr);
-  return report_run(config, result, continuing ? &previous.stats : nullptr);
+  Status status = report_run(config, result, continuing ? &previous.stats : nullptr);
+  leave_no_trace.armed = config.checkpoints && !has_checkpoint(dir);
+  return status;
 }
 
 }  // namespace keyshard

@@ -61,11 +61,18 @@ std::string without_trailing_slashes(std::string dir) {
   return dir;
 }
 
-Status create_output_directory(const std::string& dir) {
+Status create_output_directory(const std::string& dir, std::vector<std::string>* created) {
   std::error_code error;
   if (fs::exists(dir, error)) {
     if (!fs::is_directory(dir, error)) return Status::error("not a directory", dir, kExitUsage);
     return {};
+  }
+  if (created) {
+    fs::path missing = fs::path(dir).lexically_normal();
+    if (missing.filename().empty()) missing = missing.parent_path();  // "a/b/" names "a/b"
+    for (; !missing.empty() && !fs::exists(missing, error); missing = missing.parent_path()) {
+      created->push_back(missing.string());
+    }
   }
   // (No error but nothing created: another run made it in between; that run's lock decides.)
   if (!fs::create_directories(dir, error) && (error || !fs::is_directory(dir, error))) {

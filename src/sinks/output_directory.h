@@ -19,8 +19,10 @@ Status prepare_outputs(const RunConfig& config, bool continuing = false);
 /// messages, checkpoints and paths built from it; "/" stays).
 std::string without_trailing_slashes(std::string dir);
 
-/// Creates the output directory (and its parents) if it does not exist.
-Status create_output_directory(const std::string& dir);
+/// Creates the output directory (and its parents) if it does not exist. `created` (when given)
+/// receives the directories made, deepest first.
+Status create_output_directory(const std::string& dir,
+                               std::vector<std::string>* created = nullptr);
 
 /// The names of the files this run writes in DIR: its partition files (or, with --exec-per
 /// worker, its worker files) and the summary. None with -o -.

@@ -107,8 +107,19 @@ run_status bash -c 'ulimit -n 256 && "$0" split -k id -n 1000 -o low -q in.ndjso
 expect_eq "$STATUS" 2 "too few open files"
 expect_contains "$ERR" "open files" "the message names the limit"
 expect_contains "$ERR" "fewer partitions" "the message says what to do"
-[ ! -e low/part-00000.ndjson ] || fail "nothing written when the limit is too low"
+[ ! -e low ] || fail "no trace of a run refused for the limit: $(find low)"
 pass "open-file limit"
+
+# A refused run leaves the directory as it found it: no lock, no state directory, and no
+# directories it made for the run.
+mkdir taken && touch taken/mine.txt
+run_status ks split -k id -n 2 -o taken in.ndjson
+expect_eq "$STATUS" 2 "a directory that is not empty"
+expect_eq "$(cd taken && find . | sort | tr '\n' ' ')" ". ./mine.txt " "what a refused run leaves"
+run_status ks split -k id -n 2 -o made/for/it --dead-letter made/for/it/part-00000.ndjson in.ndjson
+expect_eq "$STATUS" 2 "a dead-letter file among the outputs"
+[ ! -e made ] || fail "no trace of a refused run: $(find made)"
+pass "a refused run leaves no trace"
 
 # Help that cannot be written is a failure (exit 1, saying why); a reader that stops early is not.
 for args in "--help" "split --help" "--version"; do
@@ -134,6 +145,15 @@ expect_contains "$ERR" "unknown option '-n' (resume continues with the options t
   "resume -n: the option is named, not the directory"
 [[ "$ERR" != *"stopped"* ]] || fail "resume -n: the directory is not blamed: $ERR"
 pass "unknown options are named"
+
+# resume and verify name a file given for the directory as such (a usage error).
+for command in resume verify; do
+  run_status ks "$command" in.ndjson
+  expect_eq "$STATUS" 2 "$command FILE: exit status"
+  expect_contains "$ERR" "in.ndjson: not a directory: name the output directory (-o DIR)" \
+    "$command FILE: the message"
+done
+pass "resume and verify of a file"
 
 # Input files whose names are in brackets are read under those names.
 printf '{"id":"1"}\n' > '[2024-01-01].ndjson'
