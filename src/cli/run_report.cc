@@ -62,10 +62,14 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     Checkpoint last;
     if (load_checkpoint(config.output_dir, last)) {
       if (last.complete) return failure;
+      // resume keeps the recorded options: a failing --exec command is changed by starting over.
+      const std::string start_over =
+          config.exec() ? "; to change the command or other options, start over with --force"
+                        : "";
       return Status::error(
           failure.reason() + "\nkeyshard: once that is fixed, " +
               (config.incremental ? "the next --incremental run, or " : "") + "`keyshard resume " +
-              config.output_dir + "` continues the run from its last checkpoint",
+              config.output_dir + "` continues the run from its last checkpoint" + start_over,
           failure.where(), kExitFailure);
     }
     if (has_checkpoint(config.output_dir)) return failure;  // one that cannot be read

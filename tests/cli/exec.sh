@@ -50,6 +50,8 @@ run_status ks split -k user_id -n 4 -o failing -q \
 expect_eq "$STATUS" 1 "failing child"
 expect_contains "$ERR" "partition 2: command" "names the partition"
 expect_contains "$ERR" "exited with status 3" "names the status"
+expect_contains "$ERR" "to change the command or other options, start over with --force" \
+  "says how to change the command (resume keeps it)"
 run_status ks split -k user_id -n 2 -o killed -q --exec 'kill -9 $$' events.ndjson
 expect_eq "$STATUS" 1 "killed child"
 expect_contains "$ERR" "killed by signal 9" "names the signal"
