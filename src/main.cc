@@ -4,10 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,11 +83,47 @@ std::vector<std::string> known_words(const CLI::App* app) {
   return words;
 }
 
+// A value CLI11 would misread: "--hash=" (it takes the next word as the value) and "-n=8" (the
+// value "=8"). Options end at "--".
+std::optional<std::string> misspelt_value(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") break;
+    if (word.starts_with("--") && word.size() > 3 && word.back() == '=' &&
+        word.find('=') == word.size() - 1) {
+      const std::string_view name = word.substr(0, word.size() - 1);
+      return fmt::format("{} has no value after '='; give one ({}=VALUE or {} VALUE)", word, name,
+                         name);
+    }
+    if (word.size() > 2 && word[0] == '-' && word[1] != '-' && word[2] == '=') {
+      const std::string_view name = word.substr(0, 2), value = word.substr(3);
+      return fmt::format("{}: a short option takes its value after a space ({} {}), not '='",
+                         word, name, value.empty() ? "VALUE" : value);
+    }
+  }
+  return std::nullopt;
+}
+
+// CLI11's wording of an option given twice or without its value, said plainly.
+std::string plain_cli11_text(std::string text) {
+  static const std::string kTwice = ": At Most 1 required but received ";
+  if (const size_t at = text.find(kTwice); at != std::string::npos) {
+    return text.substr(0, at) + ": given " + text.substr(at + kTwice.size()) +
+           " times; give it once";
+  }
+  static const std::string kMissing = ": 1 required ";
+  if (const size_t at = text.find(kMissing);
+      at != std::string::npos && text.ends_with(" missing")) {
+    return text.substr(0, at) + ": needs a value";
+  }
+  return text;
+}
+
 // "keyshard: <what CLI11 said>", a "did you mean" when a word looks misspelt, and where to look.
 std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
   const std::vector<CLI::App*> chosen = app->get_subcommands();
   const std::string command = chosen.empty() ? "" : chosen.front()->get_name();
-  std::string text = error.what();
+  std::string text = plain_cli11_text(error.what());
   text.erase(std::remove(text.begin(), text.end(), kMark), text.end());  // see mark_bracketed_words
   if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr ||
       dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
@@ -98,9 +137,14 @@ std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
     for (const std::string& extra : unplaced) {
       if (extra.size() > 1 && extra[0] == '-') {
         text = "unknown option '" + extra.substr(0, extra.find('=')) + "'";
+        const std::string option = extra.substr(0, extra.find('='));
         if (command == "resume") {
           text += " (resume continues with the options the run was started with; it takes only "
                   "-j and the reporting options)";
+        } else if (command == "plan" && option == "--hash") {
+          text += " (plan reports on all six partitioners)";
+        } else if (command == "plan" && (option == "-n" || option == "--partitions")) {
+          text += " (plan takes the partition counts as --from N --to M)";
         }
         break;
       }
@@ -117,7 +161,12 @@ std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
     const std::string word = text.substr(start, end - start);
     const bool known = std::find(words.begin(), words.end(), word) != words.end();
     if (word.size() > 2 && !known) {
-      if (auto guess = keyshard::closest_word(word, words)) {
+      // An option is taken for an option, a value or command for one of those.
+      std::vector<std::string> alike;
+      for (const std::string& candidate : words) {
+        if ((candidate[0] == '-') == (word[0] == '-')) alike.push_back(candidate);
+      }
+      if (auto guess = keyshard::closest_word(word, alike)) {
         message += "keyshard: did you mean '" + *guess + "'?\n";
         break;
       }
@@ -176,6 +225,10 @@ int main(int argc, char** argv) {
     return keyshard::kExitUsage;
   }
 
+  if (const auto misspelt = misspelt_value(argc, argv)) {
+    std::fprintf(stderr, "keyshard: %s\n", misspelt->c_str());
+    return keyshard::kExitUsage;
+  }
   try {
     const std::vector<std::string> words = mark_bracketed_words(argc, argv);
     std::vector<const char*> marked;

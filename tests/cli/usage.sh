@@ -146,6 +146,30 @@ expect_contains "$ERR" "unknown option '-n' (resume continues with the options t
 [[ "$ERR" != *"stopped"* ]] || fail "resume -n: the directory is not blamed: $ERR"
 pass "unknown options are named"
 
+# Values CLI11 would misread, options given twice or without a value, and suggestions: an
+# option is suggested for an option only, a value for a value.
+check_usage() {  # EXPECTED-TEXT ARGS...
+  local expected=$1
+  shift
+  run_status ks "$@"
+  expect_eq "$STATUS" 2 "keyshard $*: exit status"
+  expect_contains "$ERR" "$expected" "keyshard $*: the message"
+}
+check_usage "--hash= has no value after '='; give one (--hash=VALUE or --hash VALUE)" \
+  split -k id -n 2 --hash= -o - in.ndjson
+check_usage "-n=8: a short option takes its value after a space (-n 8), not '='" \
+  split -k id -n=8 -o - in.ndjson
+check_usage "--partitions: given 2 times; give it once" split -k id -n 8 -n 9 -o - in.ndjson
+check_usage "--partitions: needs a value" which -n
+check_usage "unknown option '--hash' (plan reports on all six partitioners)" \
+  plan -k id --hash md5 in.ndjson
+check_usage "(plan takes the partition counts as --from N --to M)" plan -k id -n 8 in.ndjson
+check_usage "did you mean '--hash'?" which -n 8 --hsh md5 a
+check_usage "did you mean 'murmur2'?" which -n 8 --hash mumur2 a
+run_status ks which -n 8 --skip a
+[[ "$ERR" != *"did you mean"* ]] || fail "--skip: no value offered for an option: $ERR"
+pass "misread values, repeated options, suggestions"
+
 # resume and verify name a file given for the directory as such (a usage error).
 for command in resume verify; do
   run_status ks "$command" in.ndjson
