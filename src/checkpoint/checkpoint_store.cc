@@ -85,8 +85,9 @@ Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint) {
                                dir, kExitLocked);
         }
         return Status::error("no checkpoint here: the run that wrote this directory stopped "
-                             "before its first checkpoint, so it cannot be resumed; start it "
-                             "again (with --force if it left files behind)",
+                             "before its first checkpoint (or its checkpoint was removed), so "
+                             "it cannot be resumed; start it again (with --force if files "
+                             "there hold events)",
                              dir, kExitUsage);
       }
       return Status::error("no checkpoint here: not a directory written by `keyshard split -o`",

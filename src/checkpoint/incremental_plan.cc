@@ -48,6 +48,20 @@ std::optional<FileIdentity> identity_of(const std::string& path) {
   return FileIdentity{static_cast<uint64_t>(info.st_dev), static_cast<uint64_t>(info.st_ino)};
 }
 
+// A file to read from its start. Its identity is recorded from now on, so that a run stopped
+// before it opened the file still knows which file it was (and finds it again once rotated).
+InputStart unread(const std::string& path, const std::optional<FileIdentity>& identity) {
+  InputStart start{InputPosition{path}, true};
+  if (identity) {
+    start.position.device = identity->first;
+    start.position.inode = identity->second;
+    const FingerprintWindow nothing_read;
+    start.position.head_hash = nothing_read.head_hash();
+    start.position.tail_hash = nothing_read.tail_hash();
+  }
+  return start;
+}
+
 }  // namespace
 
 std::vector<InputStart> plan_first_incremental(
@@ -64,7 +78,7 @@ std::vector<InputStart> plan_first_incremental(
         continue;
       }
     }
-    plan.push_back(InputStart{InputPosition{path}, true});
+    plan.push_back(unread(path, identity_of(path)));
   }
   return plan;
 }
@@ -183,7 +197,7 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
       }
     }
     if (!found) found = by_name;
-    InputStart fresh{InputPosition{path}, true};
+    InputStart fresh = unread(path, identity);
     if (!identity) {
       // Between a rotation's rename and the new file, say. Its position is kept for the next
       // run, which finds it again; unless the file is named this time under another name.

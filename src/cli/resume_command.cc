@@ -4,6 +4,7 @@
 // stream), counters and salting go on, and the finished outputs are those of an uninterrupted
 // run. With --exec, events after the checkpoint are fed to the children again (at-least-once).
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -108,6 +109,23 @@ Status run_resume(const ResumeOptions& o) {
   }
   if (Status status = check_inputs_are_not_outputs(config); !status) return status;
 
+  if (config.incremental) {
+    // A log rotated since the interruption: reading the file now at its name from the start
+    // would skip the rest of the rotated one. The next --incremental run finishes that first.
+    for (size_t i = checkpoint.current; i < checkpoint.inputs.size(); ++i) {
+      const InputPosition& input = checkpoint.inputs[i];
+      struct stat now {};
+      if (input.device == 0 || input.path == "-" || ::stat(input.path.c_str(), &now) != 0) continue;
+      if (static_cast<uint64_t>(now.st_dev) != input.device ||
+          static_cast<uint64_t>(now.st_ino) != input.inode) {
+        return Status::error(
+            "is another file than the one the interrupted run was reading (rotated?), and resume "
+            "continues the same files only; run the next `keyshard split --incremental` with "
+            "the run's options instead: it finishes the rotated file first",
+            input.path);
+      }
+    }
+  }
   config.carried_inputs = checkpoint.carried;  // neither read nor shown
   RunStart start;
   start.options = checkpoint.options;

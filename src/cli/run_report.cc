@@ -99,8 +99,9 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
         return status;
       }
     }
-    return Status::error("interrupted; resume with: keyshard resume " + config.output_dir, {},
-                         kExitInterrupted + result.interrupted);
+    return Status::error("interrupted; resume with: keyshard resume " + config.output_dir +
+                             (config.incremental ? " (or the next --incremental run)" : ""),
+                         {}, kExitInterrupted + result.interrupted);
   }
   RunStats stats = result.stats;
   if (before) stats.subtract(*before);

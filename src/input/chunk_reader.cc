@@ -72,7 +72,10 @@ Status ChunkReader::position_input(InputStart& start) {
   if (!start.restart_if_changed) {
     return Status::error("changed since the checkpoint: " + problem, source_->name());
   }
-  if (warn_) warn_(source_->name() + ": " + problem + "; reading it again from the start");
+  if (warn_) {
+    warn_(source_->name() + ": " + problem + "; reading it again from the start (lines the " +
+          "earlier file gained after the last run, if any, are not read)");
+  }
   if (Status status = open_input(recorded.path, source_); !status) return status;
   recorded.offset = 0;
   recorded.lines = 0;

@@ -14,6 +14,8 @@
 #include <system_error>
 #include <utility>
 
+#include <zstd.h>
+
 #include "util/files.h"
 
 namespace keyshard {
@@ -83,10 +85,37 @@ Status create_output_directory(const std::string& dir, std::vector<std::string>*
   return {};
 }
 
-// Empty, but for keyshard's own state directory (.keyshard, holding only the lock).
-static bool is_empty_directory(const std::string& dir, std::error_code& error) {
-  for (const auto& entry : fs::directory_iterator(dir, error)) {
-    if (entry.path().filename() != kStateDirName) return false;
+// Whether the file holds no event: empty, or (a compressed output) an empty zstd frame.
+static bool holds_nothing(const fs::directory_entry& entry) {
+  std::error_code error;
+  if (!entry.is_regular_file(error)) return false;
+  const uintmax_t size = entry.file_size(error);
+  if (error || size > 64) return false;
+  if (size == 0) return true;
+  FileDescriptor fd(::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  char bytes[64];
+  const long got = fd.valid() ? read_some(fd.get(), bytes, sizeof bytes) : -1;
+  if (got != static_cast<long>(size)) return false;
+  char out[1];
+  const size_t produced = ZSTD_decompress(out, sizeof out, bytes, size);
+  return !ZSTD_isError(produced) && produced == 0;
+}
+
+// Empty, but for keyshard's own state directory (.keyshard) and files of this run's that hold
+// nothing (those a run left that stopped before its first checkpoint, say).
+static bool is_empty_directory(const RunConfig& config, std::error_code& error) {
+  std::set<std::string> own;
+  for (const auto& entry : fs::directory_iterator(config.output_dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name == kStateDirName) continue;
+    if (own.empty()) {
+      const std::vector<std::string> names = output_file_names(config);
+      own.insert(names.begin(), names.end());
+      if (config.dead_letter_path == config.output_dir + "/" + kDeadLetterFileName) {
+        own.insert(kDeadLetterFileName);
+      }
+    }
+    if (!own.contains(name) || !holds_nothing(entry)) return false;
   }
   return true;
 }
@@ -98,7 +127,7 @@ Status prepare_outputs(const RunConfig& config, bool continuing) {
   std::error_code error;
   if (fs::exists(dir, error)) {
     if (!fs::is_directory(dir, error)) return Status::error("not a directory", dir, kExitUsage);
-    if (!is_empty_directory(dir, error) && !config.force && !continuing) {
+    if (!config.force && !continuing && !is_empty_directory(config, error)) {
       return Status::error(
           "the output directory is not empty; use --force to write into it anyway (files "
           "keyshard writes are replaced, others are left alone)",

@@ -439,7 +439,7 @@ expect_contains "$ERR" "has not written its first checkpoint yet" "says why"
 wait "$locker"
 run_status ks resume early
 expect_eq "$STATUS" 2 "resume without a checkpoint"
-expect_contains "$ERR" "stopped before its first checkpoint, so it cannot be resumed" "says why"
+expect_contains "$ERR" "stopped before its first checkpoint (or its checkpoint was removed), so it cannot be resumed" "says why"
 ks split -q -k k -n 2 -o finished one.ndjson
 if unshare -m true 2> /dev/null; then
   run_status unshare -m bash -c 'mount --bind finished finished &&

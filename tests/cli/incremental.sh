@@ -384,6 +384,60 @@ expect_same_file got.sorted all.sorted "every line once, the renamed file finish
 cd "$WORK"
 pass "a rotated file being finished, renamed again, is finished"
 
+# The same, and the new file the stopped run had not opened yet is rotated too. It was known by
+# its inode from the start, so the next run finds it under its new name: each line once. resume
+# continues the same files only: it refuses, pointing to the next --incremental run, and writes
+# nothing.
+for attempt in 1 2 3 4 5; do
+  rm -rf twice && mkdir twice && cd twice
+  "$GEN_EVENTS" --events 1000 --seed 61 > big.log
+  ks split -q --incremental -k user_id -n 4 -o out big.log
+  "$GEN_EVENTS" --bytes "$(scaled $((40 * attempt)))MiB" --seed 62 >> big.log
+  mv big.log big.log.1
+  "$GEN_EVENTS" --events 1000 --seed 63 > big.log
+  interrupt_run big.log
+  [ "$STATUS" -eq 130 ] && break
+  cd "$WORK"
+done
+expect_eq "$STATUS" 130 "a ^C while finishing the rotated file (5 tries)"
+expect_contains "$(cat interrupted.err)" "(or the next --incremental run)" \
+  "the ^C message names both ways on"
+mv big.log.1 big.log.2
+mv big.log big.log.1
+"$GEN_EVENTS" --events 1000 --seed 64 > big.log
+cat out/part-*.ndjson | sort > before-resume.sorted
+run_status ks resume -q out
+expect_eq "$STATUS" 1 "resume after a rotation"
+expect_contains "$ERR" "big.log.1: is another file than the one the interrupted run was reading" \
+  "resume names the rotated file"
+expect_contains "$ERR" "run the next \`keyshard split --incremental\`" "and says what to run"
+cat out/part-*.ndjson | sort > after-resume.sorted
+expect_same_file after-resume.sorted before-resume.sorted "a refused resume writes nothing"
+run_status ks split -q --incremental -k user_id -n 4 -o out big.log
+expect_eq "$STATUS" 0 "the next run: $ERR"
+cat big.log.2 big.log.1 big.log | sort > all.sorted
+cat out/part-*.ndjson | sort > got.sorted
+expect_same_file got.sorted all.sorted "every line once, both rotated files finished"
+cd "$WORK"
+pass "a stopped run's files, rotated twice: resume refuses, the next run reads every line once"
+
+# A run killed before its first checkpoint leaves its outputs holding nothing: the next run
+# (a cron job's next --incremental run) starts there without --force.
+mkdir -p early/out/.keyshard && cd early
+"$GEN_EVENTS" --events 1000 --seed 71 > app.log
+touch out/.keyshard/lock out/.keyshard/checkpoint.json.tmp out/dead-letter.ndjson
+touch out/part-00000.ndjson.zst
+printf '' | zstd -q -c > out/part-00001.ndjson.zst
+run_status ks split -q --incremental --compress zstd -k user_id -n 2 -o out app.log
+expect_eq "$STATUS" 0 "a run over the leftovers of one killed before its first checkpoint: $ERR"
+expect_eq "$(zstd -dc out/part-*.ndjson.zst | wc -l)" 1000 "every line"
+printf '{"user_id":"x"}\n' | zstd -q -c > kept.zst
+mkdir -p used && cp kept.zst used/part-00001.ndjson.zst
+run_status ks split -q --compress zstd -k user_id -n 2 -o used app.log
+expect_eq "$STATUS" 2 "an output that holds events is not written over without --force"
+cd "$WORK"
+pass "the leftovers of a run killed before its first checkpoint"
+
 # A rotated zstd input is followed like a plain one.
 rm -rf zrot && mkdir zrot && cd zrot
 numbered 0 100 | zstd -q > app.zst
