@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <thread>
 #include <unordered_map>
 
@@ -350,6 +351,20 @@ SplitOptions acting_options(const SplitOptions& options) {
   if (config.annotate_salt) fields.push_back("salt");
   if (config.annotate_key) fields.push_back("key");
   acting.annotate = fmt::format("{}", fmt::join(fields, ","));
+  // Keys as JSON Pointers ("user_id" is "/user_id"), field numbers as numbers ("03" is "3").
+  acting.keys.clear();
+  for (const KeyPath& path : config.keys.paths) acting.keys.push_back(json_pointer_of(path));
+  for (uint32_t field : config.keys.fields) acting.keys.push_back(std::to_string(field));
+  if (config.salt_by) acting.salt_by = json_pointer_of(*config.salt_by);
+  // The default dead-letter file, spelt out, is the default.
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path default_dead = fs::absolute(config.output_dir, error) / kDeadLetterFileName;
+  if (!options.dead_letter.empty() && !config.to_stdout &&
+      fs::absolute(options.dead_letter, error).lexically_normal() ==
+          default_dead.lexically_normal()) {
+    acting.dead_letter.clear();
+  }
   return acting;
 }
 

@@ -90,4 +90,21 @@ Status parse_field_number(std::string_view spec, uint32_t& field) {
   return {};
 }
 
+std::string json_pointer_of(const KeyPath& path) {
+  std::string pointer;
+  for (const PathComponent& component : path.components) {
+    pointer += '/';
+    for (const char c : component.name) {
+      if (c == '~') {
+        pointer += "~0";
+      } else if (c == '/') {
+        pointer += "~1";
+      } else {
+        pointer += c;
+      }
+    }
+  }
+  return pointer;
+}
+
 }  // namespace keyshard

@@ -27,6 +27,9 @@ struct KeyPath {
 /// must name a member of the event object.
 Status parse_key_path(std::string_view spec, KeyPath& path);
 
+/// The path as a JSON Pointer (RFC 6901), one spelling for every way of writing it.
+std::string json_pointer_of(const KeyPath& path);
+
 /// Parses one `-k` value for --format delimited: a 1-based field number.
 Status parse_field_number(std::string_view spec, uint32_t& field);
 

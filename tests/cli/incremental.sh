@@ -97,14 +97,16 @@ run_status ks split -k user_id -n 8 -q --incremental -o out -
 expect_eq "$STATUS" 2 "--incremental from stdin"
 pass "an incremental run set up differently is refused"
 
-# ... as they act, not as they are spelt: an alias, a default spelt out, a size in other units
-# and --annotate fields in another order are the same options.
+# ... as they act, not as they are spelt: an alias, a default spelt out, a size in other units,
+# --annotate fields in another order, a key as a JSON Pointer and the default dead-letter file
+# named are the same options.
 printf '{"user_id":"a"}\n' > spelt.log
 ks split -k user_id -n 8 -q --incremental --hash kafka --compress zstd --hot-keys auto \
   --max-line-size 64MiB --annotate partition,offset -o spelt spelt.log
 printf '{"user_id":"b"}\n' >> spelt.log
-run_status ks split -k user_id -n 8 -q --incremental --hash murmur2 --compress zstd:3 \
-  --hot-keys auto:2% --max-line-size 67108864 --annotate offset,partition -o spelt spelt.log
+run_status ks split -k /user_id -n 8 -q --incremental --hash murmur2 --compress zstd:3 \
+  --hot-keys auto:2% --max-line-size 67108864 --annotate offset,partition -o spelt \
+  --dead-letter "$PWD/spelt/./dead-letter.ndjson" spelt.log
 expect_eq "$STATUS" 0 "the same options spelt otherwise: $ERR"
 run_status ks split -k user_id -n 8 -q --incremental --hash crc32 --compress zstd \
   --hot-keys auto --annotate partition,offset -o spelt spelt.log
