@@ -140,6 +140,12 @@ Status run_split(const SplitOptions& given) {
   Checkpoint previous;
   const bool continuing = config.incremental && !config.force && has_checkpoint(dir);
   if (config.checkpoints && !continuing && !config.force && has_checkpoint(dir)) {
+    if (Checkpoint earlier; load_checkpoint(dir, earlier) && earlier.complete) {
+      return Status::error(std::string("holds the outputs of a finished run: start over with "
+                                       "--force") +
+                               (earlier.incremental ? ", or add to them with --incremental" : ""),
+                           dir, kExitUsage);
+    }
     return Status::error("holds the checkpoint of an earlier run: continue it with `keyshard "
                          "resume " + dir + "`, or start over with --force",
                          dir, kExitUsage);

@@ -295,7 +295,8 @@ for round in 1 2 3 4 5; do
       expect_contains "$(cat race-a.err race-b.err)" "another keyshard run (pid " "the message"
       if grep -q 'pid unknown' race-a.err race-b.err; then fail "the holder's pid was not read"; fi
       ;;
-    "0 2 ") expect_contains "$(cat race-a.err race-b.err)" "holds the checkpoint" "the message" ;;
+    "0 2 ") expect_contains "$(cat race-a.err race-b.err)" \
+              "holds the outputs of a finished run: start over with --force" "the message" ;;
     *) fail "two runs racing for a new DIR, round $round: $first_status and $second_status:" \
          "$(cat race-a.err race-b.err)" ;;
   esac

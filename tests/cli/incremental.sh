@@ -95,6 +95,11 @@ expect_eq "$STATUS" 2 "an incremental run with another -n"
 expect_contains "$ERR" "--partitions 8 then, 16 now" "the differing option is named"
 run_status ks split -k user_id -n 8 -q --incremental -o out -
 expect_eq "$STATUS" 2 "--incremental from stdin"
+run_status ks split -k user_id -n 8 -q -o out app.log
+expect_eq "$STATUS" 2 "a split without --incremental into a finished incremental run's DIR"
+expect_contains "$ERR" \
+  "holds the outputs of a finished run: start over with --force, or add to them with --incremental" \
+  "says the two ways on (nothing is left to resume)"
 pass "an incremental run set up differently is refused"
 
 # ... as they act, not as they are spelt: an alias, a default spelt out, a size in other units,
