@@ -11,7 +11,8 @@ ks split -k user_id -n 8 -q -o reference events.ndjson
 # A DIR with a checkpoint is not written over by accident.
 run_status ks split -k user_id -n 8 -q -o reference events.ndjson
 expect_eq "$STATUS" 2 "split into a checkpointed DIR"
-expect_contains "$ERR" "keyshard resume reference" "the hint names resume"
+expect_contains "$ERR" "reference: holds the outputs of a finished run: start over with --force" \
+  "the hint: a finished run has nothing to resume"
 expect_contains "$ERR" "--force" "the hint names --force"
 run_status ks resume reference
 expect_eq "$STATUS" 0 "resume of a finished run"
