@@ -1,9 +1,13 @@
 #include "insight/resize_plan.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cmath>
+#include <string_view>
+#include <vector>
 #include <unordered_map>
 
 #include "input/chunk_reader.h"
@@ -17,6 +21,7 @@ namespace {
 constexpr HashKind kAllHashes[] = {HashKind::kMurmur2, HashKind::kCrc32, HashKind::kFnv1a,
                                    HashKind::kMd5,     HashKind::kXxh3,  HashKind::kJump};
 constexpr size_t kHashCount = std::size(kAllHashes);
+constexpr uint64_t kKeysToTellApart = 100;  // fewer distinct keys: shares are mostly chance
 
 
 }  // namespace
@@ -100,17 +105,47 @@ std::string format_plan_text(const ResizePlan& plan) {
                    100 * share_of(figures.events_moved, plan.events));
     if (best == nullptr || figures.keys_moved < best->keys_moved) best = &figures;
   }
-  fmt::format_to(it, "{:<11} {:>11.1f}% {:>13.1f}%   (the least any scheme must move)\n\n",
+  fmt::format_to(it,
+                 "{:<11} {:>11.1f}% {:>13.1f}%   (what a perfect scheme moves on average)\n\n",
                  "ideal", 100 * plan.ideal(), 100 * plan.ideal());
   if (plan.from == plan.to) {
     out += "The count does not change: no key moves.\n";
-  } else if (best != nullptr && plan.distinct_keys > 0) {
-    fmt::format_to(it,
-                   "Recommendation: {} moves the fewest keys ({:.1f}%). Modulo partitioners "
-                   "(murmur2, crc32, fnv1a, md5, xxh3) move far more than the ideal unless one "
-                   "count is a multiple of the other; jump stays close to the ideal on any "
-                   "resize, but does not match Kafka's own partitioning.\n",
-                   hash_name(best->hash), 100 * share_of(best->keys_moved, plan.distinct_keys));
+  } else if (plan.distinct_keys < kKeysToTellApart) {
+    fmt::format_to(it, "Too few distinct keys ({}) to tell the partitioners apart.\n",
+                   plan.distinct_keys);
+  } else if (best != nullptr) {
+    // Shares within sampling noise of the fewest (three standard deviations of a share over
+    // this many keys) are as good as it: those partitioners are named together.
+    const double least = share_of(best->keys_moved, plan.distinct_keys);
+    const double noise =
+        3 * std::sqrt(least * (1 - least) / static_cast<double>(plan.distinct_keys));
+    std::vector<std::string> fewest;
+    double most = least;
+    for (const ResizeFigures& figures : plan.per_hash) {
+      const double share = share_of(figures.keys_moved, plan.distinct_keys);
+      if (share <= least + noise) {
+        fewest.emplace_back(hash_name(figures.hash));
+        most = std::max(most, share);
+      }
+    }
+    const std::string range = most - least < 0.0005
+                                  ? fmt::format("{:.1f}%", 100 * least)
+                                  : fmt::format("{:.1f}-{:.1f}%", 100 * least, 100 * most);
+    if (fewest.size() == plan.per_hash.size()) {
+      fmt::format_to(it, "On this input every partitioner moves about as many keys ({}).", range);
+    } else if (fewest.size() == 1) {
+      fmt::format_to(it, "Recommendation: {} moves the fewest keys ({}).", fewest[0], range);
+    } else {
+      const std::string last = fewest.back();
+      fewest.pop_back();
+      fmt::format_to(it,
+                     "Recommendation: {} and {} move the fewest keys ({}; they differ by no more "
+                     "than chance over {} keys).",
+                     fmt::join(fewest, ", "), last, range, plan.distinct_keys);
+    }
+    out += " Modulo partitioners (murmur2, crc32, fnv1a, md5, xxh3) move far more than the ideal "
+           "unless one count is a multiple of the other; jump stays close to the ideal on any "
+           "resize, but does not match Kafka's own partitioning.\n";
   }
   return out;
 }

@@ -87,7 +87,17 @@ PY
   pass "plan $1 -> $2"
 done
 ks plan -k user_id --from 8 --to 9 events.ndjson > plan.txt
-expect_contains "$(cat plan.txt)" "Recommendation: jump" "the text report recommends jump"
+expect_contains "$(cat plan.txt)" "Recommendation: jump moves the fewest keys" \
+  "the text report recommends jump"
+# Doubling: every partitioner moves about half the keys; none is picked on chance alone. Too
+# few keys tell nothing.
+ks plan -k user_id --from 8 --to 16 events.ndjson > doubling.txt
+expect_contains "$(cat doubling.txt)" "On this input every partitioner moves about as many keys" \
+  "doubling: no winner by chance"
+head -n 20 events.ndjson > twenty.ndjson
+ks plan -k user_id --from 8 --to 12 twenty.ndjson > twenty.txt
+expect_contains "$(cat twenty.txt)" "to tell the partitioners apart" "too few keys"
+if grep -q Recommendation doubling.txt twenty.txt; then fail "a recommendation by chance"; fi
 
 # A hot key longer than the 256 bytes the summary keeps: listed (cut), its partition unknown,
 # and left out of the what-if, which says so.
