@@ -208,6 +208,16 @@ Status check_inputs_are_not_outputs(const RunConfig& config) {
                            path, kExitUsage);
     }
   }
+  // `keyshard split -o - app.log >> app.log` would read its own output for ever.
+  struct stat out {};
+  if (config.to_stdout && ::fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode)) {
+    const auto input = inputs.find(FileIdentity{out.st_dev, out.st_ino});
+    if (input != inputs.end()) {
+      return Status::error("standard output is this input; keyshard would read what it writes "
+                           "(write to another file)",
+                           input->second, kExitUsage);
+    }
+  }
   return {};
 }
 

@@ -68,6 +68,17 @@ run_status ks split -k user_id -n 4 -q --force -o shrink - < shrink/dead-letter.
 expect_eq "$STATUS" 2 "standard input that is the dead-letter file"
 pass "standard input that is one of the run's files is refused"
 
+# -o - appending to its own input would read what it writes, for ever.
+cp stdin.copy feeds-itself.ndjson
+set +e
+"$KEYSHARD" split -k user_id -n 4 -q -o - feeds-itself.ndjson >> feeds-itself.ndjson 2> self.err
+STATUS=$?
+set -e
+expect_eq "$STATUS" 2 "standard output appended to an input"
+expect_contains "$(cat self.err)" "feeds-itself.ndjson: standard output is this input" "the message"
+expect_same_file feeds-itself.ndjson stdin.copy "the input is untouched"
+pass "standard output that is an input is refused"
+
 # The dead-letter file may not be one of the files the run keeps in DIR.
 printf '{"k":"x"}\n{"k":"y"}\nnot json\n' > few.ndjson
 for dead in apart/part-00000.ndjson apart/../apart/keyshard-summary.json \
