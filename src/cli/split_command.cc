@@ -161,6 +161,7 @@ Status run_split(const SplitOptions& given) {
       for (const OutputState& output : earlier.outputs) names.push_back(output.file);
       if (Status status = remove_stale_outputs(config, names); !status) return status;
     }
+    if (Status status = remove_earlier_reports(config); !status) return status;
     if (Status status = remove_checkpoint(dir); !status) return status;
   }
 

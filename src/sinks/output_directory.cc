@@ -275,6 +275,29 @@ Status remove_stale_outputs(const RunConfig& config, const std::vector<std::stri
   return {};
 }
 
+Status remove_earlier_reports(const RunConfig& config) {
+  std::vector<std::string> names{kSummaryFileName};
+  const std::string default_dead = config.output_dir + "/" + kDeadLetterFileName;
+  if (config.on_bad != BadLinePolicy::kDeadLetter || config.dead_letter_path != default_dead) {
+    names.emplace_back(kDeadLetterFileName);
+  }
+  const std::set<FileIdentity> inputs = input_identities(config);
+  for (const std::string& name : names) {
+    const std::string path = config.output_dir + "/" + name;
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) != 0) continue;
+    if (!S_ISREG(info.st_mode) && !S_ISLNK(info.st_mode)) continue;
+    const auto identity = identity_of(path);
+    if (identity && inputs.contains(*identity)) continue;
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return Status::error("cannot remove the earlier run's " + std::string(name) + ": " +
+                               errno_text(errno),
+                           path);
+    }
+  }
+  return {};
+}
+
 Status write_file_atomically(const std::string& path, std::string_view content) {
   const std::string temporary = path + ".tmp";
   FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));

@@ -41,6 +41,10 @@ Status check_dead_letter_is_apart(const RunConfig& config);
 /// names of regular files or symlinks are touched, never one of this run's inputs.
 Status remove_stale_outputs(const RunConfig& config, const std::vector<std::string>& earlier);
 
+/// --force: removes the earlier run's summary (this run writes its own at its end, and none if
+/// it fails) and DIR's default dead-letter file when this run keeps no dead letters there.
+Status remove_earlier_reports(const RunConfig& config);
+
 /// Writes `content` to `path` through a temporary file and a rename, so readers never see half.
 Status write_file_atomically(const std::string& path, std::string_view content);
 

@@ -56,6 +56,20 @@ expect_eq "$(cat events.ndjson | wc -l)" "$(cat reference/part-* reference/dead-
   "the input is untouched"
 pass "--force removes the earlier run's partition files it does not write"
 
+# ... and its summary and dead letters: a --force run that fails leaves no summary that reads
+# as its own, and one that keeps no dead letters leaves none of the earlier run's beside it.
+ks split -k user_id -n 2 -q -o reports events.ndjson
+[ -s reports/dead-letter.ndjson ] || fail "the earlier run wrote dead letters"
+run_status ks split -k user_id -n 2 -q --force --on-bad fail -o reports events.ndjson
+expect_eq "$STATUS" 65 "a --force run that stops at a bad line"
+expect_eq "$(cd reports && ls | tr '\n' ' ')" "part-00000.ndjson part-00001.ndjson " \
+  "no earlier summary or dead letters after a failed --force run"
+ks split -k user_id -n 2 -q -o reports --force events.ndjson
+ks split -k user_id -n 2 -q --force --on-bad skip -o reports events.ndjson
+expect_eq "$(cd reports && ls | tr '\n' ' ')" \
+  "keyshard-summary.json part-00000.ndjson part-00001.ndjson " "--on-bad skip keeps no dead letters"
+pass "--force removes the earlier run's summary and dead letters"
+
 # The same holds for standard input read from one of the run's files.
 cp shrink/part-00002.ndjson stdin.copy
 run_status ks split -k user_id -n 4 -q --force -o shrink < shrink/part-00002.ndjson
