@@ -62,10 +62,14 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     Checkpoint last;
     if (load_checkpoint(config.output_dir, last)) {
       if (last.complete) return failure;
-      // resume keeps the recorded options: a failing --exec command is changed by starting over.
-      const std::string start_over =
-          config.exec() ? "; to change the command or other options, start over with --force"
-                        : "";
+      // resume keeps the recorded options: a failing --exec command, or a --max-line-size too
+      // small, is changed by starting over.
+      std::string start_over;
+      if (failure.reason().find("longer than --max-line-size") != std::string::npos) {
+        start_over = "; to raise --max-line-size, start over with --force";
+      } else if (config.exec()) {
+        start_over = "; to change the command or other options, start over with --force";
+      }
       return Status::error(
           failure.reason() + "\nkeyshard: once that is fixed, " +
               (config.incremental ? "the next --incremental run, or " : "") + "`keyshard resume " +

@@ -45,6 +45,8 @@ expect_contains "$ERR" "big.ndjson:1: the line is longer than --max-line-size" \
   "error names the file and the line"
 expect_contains "$ERR" "--max-line-size (1048576 bytes); it starts at byte 0" \
   "error names the limit and the byte"
+expect_contains "$ERR" "to raise --max-line-size, start over with --force" \
+  "says how to raise the limit (resume keeps it)"
 # Its number counts the lines of earlier chunks (good, bad and empty) of its own input only.
 python3 -c 'import sys; sys.stdout.write("".join("{\"k\":\"%d\"}\n" % i for i in range(30000)))' \
   > first.ndjson
