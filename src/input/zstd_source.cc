@@ -2,6 +2,7 @@
 // `zstd -dc`. An input that ends inside a frame is an error, so a truncated file is never
 // mistaken for a short one.
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <cerrno>
 #include <cstring>
@@ -11,6 +12,21 @@
 
 namespace keyshard {
 namespace {
+
+// Why a zstd stream cannot be read: valid frames that need more than keyshard's decoder takes
+// are not called corrupt.
+std::string decoding_problem(size_t error) {
+  switch (ZSTD_getErrorCode(error)) {
+    case ZSTD_error_frameParameter_windowTooLarge:
+      return "zstd input written with a window larger than 128 MiB (zstd --long): decompress it "
+             "first, e.g. zstd -dc --long=31 FILE | keyshard ...";
+    case ZSTD_error_dictionary_wrong:
+      return "zstd input compressed with a dictionary (zstd -D): decompress it first, e.g. "
+             "zstd -dc -D DICT FILE | keyshard ...";
+    default:
+      return std::string("corrupt zstd input: ") + ZSTD_getErrorName(error);
+  }
+}
 
 class ZstdSource final : public InputSource {
  public:
@@ -41,9 +57,7 @@ class ZstdSource final : public InputSource {
       const bool no_input = input_.pos == input_.size;  // only once the file is at its end
       if (no_input && !inside_frame_) return {};         // a clean end between frames
       const size_t hint = ZSTD_decompressStream(stream_, &output, &input_);
-      if (ZSTD_isError(hint)) {
-        return Status::error(std::string("corrupt zstd input: ") + ZSTD_getErrorName(hint), name());
-      }
+      if (ZSTD_isError(hint)) return Status::error(decoding_problem(hint), name());
       // 0 means a frame just ended and is fully flushed; anything else means it goes on.
       inside_frame_ = hint != 0;
       if (no_input && output.pos == 0) {

@@ -45,6 +45,16 @@ head -n "$lines" events.ndjson | sort > expected.sorted
 expect_same_file written.sorted expected.sorted "only a prefix of the input was written"
 pass "truncated zstd input"
 
+# A valid stream that needs a window beyond the decoder's limit (zstd --long=30) is not called
+# corrupt: the message says what to do.
+head -n 200 events.ndjson | zstd -q --long=30 -c > long-window.zst
+run_status ks split -k user_id -n 4 -o - -q long-window.zst
+expect_eq "$STATUS" 1 "exit status for a window beyond the limit"
+expect_contains "$ERR" "long-window.zst: zstd input written with a window larger than 128 MiB" \
+  "names the file and the cause"
+expect_contains "$ERR" "zstd -dc --long=31 FILE | keyshard" "says what to do"
+pass "a zstd window beyond the limit"
+
 # A partition that stays empty is still a zstd stream (one empty frame), which zstd -dc reads
 # as nothing; so is a compressed standard output with no events, and an --exec child's.
 printf '{"k":"a"}\n' > one.ndjson
