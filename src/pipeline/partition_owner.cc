@@ -347,7 +347,15 @@ Status PartitionOwner::handle_bad_lines(const Chunk& chunk) {
     const DeadLetter letter{config_.input_names[chunk.input], lines_before_ + bad.line + 1,
                             chunk.input_offset + chunk.line_starts[bad.line], bad.reason,
                             bad.detail, chunk.line(bad.line)};
-    append_dead_letter(dead_letters_.buffer, letter);
+    if (config_.dead_letter_path.empty()) {
+      // On standard error each record is written whole, between updates of the progress line.
+      append_dead_letter(dead_letters_.buffer, letter);
+    } else if (Status status = append_dead_letter(
+                   dead_letters_.buffer, letter, kDeadLetterFlush,
+                   [this](std::string&) { return flush(dead_letters_); });
+               !status) {
+      return status;
+    }
     if (dead_letters_.buffer.size() >= kDeadLetterFlush) {
       if (Status status = flush(dead_letters_); !status) return status;
     }

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "keys/extraction.h"
+#include "util/status.h"
 
 namespace keyshard {
 
@@ -24,5 +26,10 @@ struct DeadLetter {
 /// {"source":..,"line":..,"offset":..,"reason":..,"detail":..,"text":..} ("text_base64" instead
 /// of "text" for a line that is not valid UTF-8).
 void append_dead_letter(std::string& out, const DeadLetter& letter);
+
+/// The same record, for a line of any length in bounded memory: whenever `out` holds
+/// `spill_at` bytes or more it is handed to `spill`, which writes it out and empties it.
+Status append_dead_letter(std::string& out, const DeadLetter& letter, size_t spill_at,
+                          const std::function<Status(std::string&)>& spill);
 
 }  // namespace keyshard

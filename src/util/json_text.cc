@@ -5,8 +5,13 @@
 namespace keyshard {
 
 void append_json_string(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
+  append_json_string_body(out, text);
+  out.push_back('"');
+}
+
+void append_json_string_body(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
   for (char c : text) {
     const auto byte = static_cast<unsigned char>(c);
     switch (c) {
@@ -25,7 +30,6 @@ void append_json_string(std::string& out, std::string_view text) {
         }
     }
   }
-  out.push_back('"');
 }
 
 bool is_valid_utf8(std::string_view text) {

@@ -10,6 +10,9 @@ namespace keyshard {
 /// Appends `text` as a quoted JSON string. Control characters become \u00XX escapes; the
 /// text must be valid UTF-8 for the result to be valid JSON (see is_valid_utf8).
 void append_json_string(std::string& out, std::string_view text);
+/// What append_json_string() puts between the quotes. Byte by byte: text cut anywhere, even
+/// inside a UTF-8 sequence, gives the same escaped text piece by piece.
+void append_json_string_body(std::string& out, std::string_view text);
 
 /// Appends `text` as a quoted JSON string that is always valid JSON, for names shown to people
 /// (an input's path, say): a byte that is not part of valid UTF-8 becomes U+FFFD.

@@ -164,6 +164,32 @@ ks split -q -k k -n 4 -o long-bad long-bad.ndjson
 expect_eq "$(summary_field long-bad dead_lettered)" 1 "a long line with an error at its end is bad"
 pass "a long line of small values: validated in memory near its size"
 
+# A 40 MiB bad line of control characters is six times that in its dead-letter record
+# ("\u0001" each): the record is written a piece at a time, so memory stays near the line's size
+# (it took 570 MiB whole). The record is exact, and so is one in base64.
+python3 -c 'import sys
+sys.stdout.buffer.write(b"{\"k\":\"a\"}\n" + b"\x01" * (40 << 20) + b"\n" + b"\xff" * (1 << 20) + b"\n")' \
+  > control.ndjson
+peak_kib=$(python3 - "$KEYSHARD" <<'PY'
+import resource, subprocess, sys
+subprocess.run([sys.argv[1], "split", "-q", "-k", "k", "-n", "2", "-o", "control",
+                "control.ndjson"], check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+)
+python3 - <<'PY' || fail "the dead-letter records of long bad lines"
+import base64, json
+records = [json.loads(line) for line in open("control/dead-letter.ndjson", "rb")]
+assert [r["line"] for r in records] == [2, 3], records
+assert records[0]["text"] == "\x01" * (40 << 20)
+assert base64.b64decode(records[1]["text_base64"]) == b"\xff" * (1 << 20)
+PY
+if [ "${SANITIZED:-0}" != 1 ]; then
+  [ "$peak_kib" -lt $((200 * 1024)) ] ||
+    fail "a 40 MiB line of control characters: peak RSS $peak_kib KiB, more than 200 MiB"
+fi
+pass "a long bad line is dead-lettered in memory near its size"
+
 # An input whose name is not UTF-8 is named in the summary and in stats --json by its bytes,
 # in base64, as in the checkpoint (not with U+FFFD in place of a byte).
 odd_name=$(printf 'odd\377name.ndjson')
