@@ -87,7 +87,7 @@ _keyshard_values() {
     --hot-keys) _keyshard_reply -W 'auto auto:1% auto:2% auto:5% auto:10%' -- "$value" ;;
     --exec) _keyshard_reply -c -- "$value" ;;
     --compress)
-      local levels=zstd level
+      local levels="zstd none" level
       for ((level = 1; level <= 22; level++)); do levels+=" zstd:$level"; done
       _keyshard_reply -W "$levels" -- "$value"
       ;;

@@ -88,7 +88,7 @@ complete -c keyshard -n $split -s o -l output -x \
     -a '(__fish_complete_directories (commandline -ct)) -' \
     -d 'Output directory, or - for stdout'
 complete -c keyshard -n $split -l name -x -d 'Partition file name template'
-complete -c keyshard -n $split -l compress -x -a '(printf "%s\n" zstd zstd:(seq 1 22))' \
+complete -c keyshard -n $split -l compress -x -a '(printf "%s\n" zstd zstd:(seq 1 22) none)' \
     -d 'Compress outputs with zstd'
 complete -c keyshard -n $split -l annotate -x \
     -a 'partition offset key salt partition,offset partition,offset,key' \

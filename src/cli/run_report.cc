@@ -25,31 +25,34 @@ std::pair<std::string, std::string> figures_apart(double value, double limit) {
   return {fmt::format("{}", value), fmt::format("{}", limit)};
 }
 
-// --max-bad and --max-skew, checked once the run and its last checkpoint are done.
+// --max-bad and --max-skew, checked once the run and its last checkpoint are done. When both
+// are passed, both are said, and the status is --max-bad's.
 Status check_guardrails(const RunConfig& config, const RunStats& stats) {
   const uint64_t bad = stats.bad_lines();
   const char* complete =
       config.checkpoints ? "the outputs and the checkpoint are complete" : "the output is complete";
+  std::string too_bad;
   if (config.max_bad_lines && bad > *config.max_bad_lines) {
-    return Status::error(fmt::format("{} bad line{}, more than --max-bad {}; {}", bad,
-                                     bad == 1 ? "" : "s", *config.max_bad_lines, complete),
-                         {}, kExitTooManyBad);
-  }
-  if (config.max_bad_share && share_of(bad, stats.lines_read) > *config.max_bad_share) {
+    too_bad = fmt::format("{} bad line{}, more than --max-bad {}", bad, bad == 1 ? "" : "s",
+                          *config.max_bad_lines);
+  } else if (config.max_bad_share && share_of(bad, stats.lines_read) > *config.max_bad_share) {
     const auto [share, limit] =
         figures_apart(100 * share_of(bad, stats.lines_read), 100 * *config.max_bad_share);
-    return Status::error(fmt::format("{} bad line{} of {} ({}%), more than --max-bad {}%; {}", bad,
-                                     bad == 1 ? "" : "s", stats.lines_read, share, limit,
-                                     complete),
-                         {}, kExitTooManyBad);
+    too_bad = fmt::format("{} bad line{} of {} ({}%), more than --max-bad {}%", bad,
+                          bad == 1 ? "" : "s", stats.lines_read, share, limit);
   }
+  std::string too_skewed;
   if (config.max_skew && stats.skew() > *config.max_skew) {
     const auto [skew, limit] = figures_apart(stats.skew(), *config.max_skew);
-    return Status::error(fmt::format("skew {} (max/mean events per partition) is above "
-                                     "--max-skew {}; see `keyshard stats` for the hot keys",
-                                     skew, limit),
-                         {}, kExitSkewed);
+    too_skewed = fmt::format("skew {} (max/mean events per partition) is above --max-skew {}; "
+                             "see `keyshard stats` for the hot keys",
+                             skew, limit);
   }
+  if (!too_bad.empty()) {
+    const std::string also = too_skewed.empty() ? "" : "\nkeyshard: and " + too_skewed;
+    return Status::error(too_bad + "; " + complete + also, {}, kExitTooManyBad);
+  }
+  if (!too_skewed.empty()) return Status::error(too_skewed, {}, kExitSkewed);
   return {};
 }
 

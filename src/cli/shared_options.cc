@@ -76,9 +76,9 @@ void add_salt_options(CLI::App& app, SplitOptions& o) {
       ->group("Hot keys")
       ->type_name("PATH");
   app.add_option("--hot-keys", o.hot_keys,
-                 "auto[:SHARE]: salt any key whose share of\nevents passes SHARE (default 2%)")
+                 "Salt any key whose share of events passes\nSHARE (default 2%)")
       ->group("Hot keys")
-      ->type_name("MODE");
+      ->type_name("auto[:SHARE]");
 }
 
 void add_partitioning_options(CLI::App& app, SplitOptions& o, bool with_partitions) {

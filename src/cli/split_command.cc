@@ -44,13 +44,21 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
       ->group("Output")
       ->type_name("TEMPLATE")
       ->capture_default_str();
-  split->add_option("--compress", o.compress, "Compress outputs: zstd or zstd:LEVEL")
+  split->add_option("--compress", o.compress,
+                    "Compress outputs: zstd, zstd:LEVEL, or none\n(the default)")
       ->group("Output")
-      ->type_name("ALGO");
+      ->type_name("zstd[:LEVEL]");
   split->add_option("--annotate", o.annotate, "Add fields: partition, offset, key, salt\n"
                                               "(e.g. partition,offset)")
       ->group("Output")
-      ->type_name("FIELDS");
+      ->type_name("FIELDS")
+      ->check(CLI::Validator(
+          [](const std::string& fields) {
+            return fields.empty() ? std::string("names no field: give partition, offset, key "
+                                                "or salt, or several joined by commas")
+                                  : std::string();
+          },
+          ""));
   split->add_flag("--force", o.force, "Write into a non-empty output directory")->group("Output");
 
   split->add_option("--exec", o.exec,

@@ -111,8 +111,8 @@ Status parse_compress(const std::string& text, RunConfig& config) {
       return {};
     }
   }
-  return usage(fmt::format("invalid --compress \"{}\": use zstd or zstd:LEVEL (LEVEL 1..{})", text,
-                           ZSTD_maxCLevel()));
+  return usage(fmt::format("invalid --compress \"{}\": use zstd, zstd:LEVEL (LEVEL 1..{}) or none",
+                           text, ZSTD_maxCLevel()));
 }
 
 Status parse_annotate(const std::string& text, RunConfig& config) {

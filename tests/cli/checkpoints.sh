@@ -288,6 +288,12 @@ run_status ks split -k user_id -n 8 -q --max-skew 100 -o guard-skew2 events.ndjs
 expect_eq "$STATUS" 0 "--max-skew 100"
 run_status ks split -k user_id -n 8 -q --max-bad lots -o x events.ndjson
 expect_eq "$STATUS" 2 "an invalid --max-bad"
+# Past both limits: both are named, with --max-bad's status.
+run_status ks split -k user_id -n 8 -q --max-bad 0 --max-skew 1.01 -o guard-both events.ndjson
+expect_eq "$STATUS" 3 "past --max-bad and --max-skew"
+expect_contains "$ERR" "more than --max-bad 0; the outputs and the checkpoint are complete" \
+  "the --max-bad message"
+expect_contains "$ERR" "keyshard: and skew" "and the --max-skew one"
 pass "guardrails: exit 3 and 4 after the checkpoint"
 
 # The lock: a second run on a DIR in use exits 75 naming the holder's pid.

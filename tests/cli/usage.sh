@@ -160,6 +160,7 @@ check_usage "--hash= has no value after '='; give one (--hash=VALUE or --hash VA
 check_usage "-n=8: a short option takes its value after a space (-n 8), not '='" \
   split -k id -n=8 -o - in.ndjson
 check_usage "--partitions: given 2 times; give it once" split -k id -n 8 -n 9 -o - in.ndjson
+check_usage "--annotate: names no field" split -k id -n 2 --annotate '' -o - in.ndjson
 check_usage "--partitions: needs a value" which -n
 check_usage "unknown option '--hash' (plan reports on all six partitioners)" \
   plan -k id --hash md5 in.ndjson
