@@ -65,6 +65,14 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     Checkpoint last;
     if (load_checkpoint(config.output_dir, last)) {
       if (last.complete) return failure;
+      if (failure.reason().starts_with("changed since the checkpoint")) {
+        // (resume refused an input: the file itself must come back; a copy is another file)
+        return Status::error(failure.reason() +
+                                 "\nkeyshard: resume continues the very inputs the run read (the "
+                                 "same file, not a copy; the same stream on standard input): "
+                                 "give it that input, or start over with --force",
+                             failure.where(), kExitFailure);
+      }
       // resume keeps the recorded options: a failing --exec command, or a --max-line-size too
       // small, is changed by starting over.
       std::string start_over;

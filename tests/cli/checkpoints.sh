@@ -176,6 +176,8 @@ sed 's/user_/usr_/' events.ndjson > other.ndjson
 run_status ks resume -q from-stdin < other.ndjson
 expect_eq "$STATUS" 1 "resume with a different stream on stdin"
 expect_contains "$ERR" "<stdin>: changed since the checkpoint" "a different stdin is refused"
+expect_contains "$ERR" "resume continues the very inputs the run read" \
+  "and says what resume needs (no \"once that is fixed\")"
 run_status ks resume -q from-stdin < events.ndjson
 expect_eq "$STATUS" 0 "resume with the same stdin"
 for f in reference/part-*.ndjson; do
