@@ -121,8 +121,35 @@ Status remove_checkpoint(const std::string& dir) {
 
 Status RunLock::acquire(const std::string& dir, bool inherited) {
   dir_ = dir;
-  if (Status status = make_state_dir(dir, &created_state_dir_); !status) return status;
   const std::string path = state_dir(dir) + "/lock";
+  // A run refused before it starts removes the lock file it made (remove_if_created): a lock
+  // taken meanwhile on that file, unlinked, keeps no one out, so it is taken again on the file
+  // now at the path.
+  for (int attempt = 0;; ++attempt) {
+    created_state_dir_ = false;
+    if (Status status = make_state_dir(dir, &created_state_dir_); !status) return status;
+    if (Status status = take(path, dir); !status) return status;
+    struct stat held {}, named {};
+    if (::fstat(fd_.get(), &held) == 0 && ::stat(path.c_str(), &named) == 0 &&
+        held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
+      break;
+    }
+    fd_ = FileDescriptor();
+    if (attempt == 100) return Status::error("cannot lock: the lock file keeps going", path);
+  }
+  if (inherited && ::fcntl(fd_.get(), F_SETFD, 0) != 0) {
+    return Status::error("cannot share the lock: " + errno_text(errno), path);
+  }
+  // Written over the last holder's pid, then cut to length: the file is never seen empty.
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::pwrite(fd_.get(), pid.data(), pid.size(), 0) < 0 ||
+      ::ftruncate(fd_.get(), static_cast<off_t>(pid.size())) != 0) {
+    return Status::error("cannot write: " + errno_text(errno), path);
+  }
+  return {};
+}
+
+Status RunLock::take(const std::string& path, const std::string& dir) {
   fd_ = FileDescriptor(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
   if (!fd_.valid()) return Status::error("cannot open: " + errno_text(errno), path);
   if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
@@ -167,15 +194,6 @@ Status RunLock::acquire(const std::string& dir, bool inherited) {
         if (errno != EINTR) return Status::error("cannot lock: " + errno_text(errno), path);
       }
     }
-  }
-  if (inherited && ::fcntl(fd_.get(), F_SETFD, 0) != 0) {
-    return Status::error("cannot share the lock: " + errno_text(errno), path);
-  }
-  // Written over the last holder's pid, then cut to length: the file is never seen empty.
-  const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::pwrite(fd_.get(), pid.data(), pid.size(), 0) < 0 ||
-      ::ftruncate(fd_.get(), static_cast<off_t>(pid.size())) != 0) {
-    return Status::error("cannot write: " + errno_text(errno), path);
   }
   return {};
 }

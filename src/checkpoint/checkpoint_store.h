@@ -37,6 +37,9 @@ class RunLock {
   void remove_if_created();
 
  private:
+  // Opens and locks `path`, waiting for the --exec children of a run that is gone.
+  Status take(const std::string& path, const std::string& dir);
+
   FileDescriptor fd_;
   std::string dir_;
   bool created_state_dir_ = false;
