@@ -137,6 +137,7 @@ Status RunLock::acquire(const std::string& dir, bool inherited) {
     fd_ = FileDescriptor();
     if (attempt == 100) return Status::error("cannot lock: the lock file keeps going", path);
   }
+  inherited_ = inherited;
   if (inherited && ::fcntl(fd_.get(), F_SETFD, 0) != 0) {
     return Status::error("cannot share the lock: " + errno_text(errno), path);
   }
@@ -146,6 +147,7 @@ Status RunLock::acquire(const std::string& dir, bool inherited) {
       ::ftruncate(fd_.get(), static_cast<off_t>(pid.size())) != 0) {
     return Status::error("cannot write: " + errno_text(errno), path);
   }
+  held_ = true;
   return {};
 }
 
@@ -198,11 +200,15 @@ Status RunLock::take(const std::string& path, const std::string& dir) {
   return {};
 }
 
-void RunLock::remove_if_created() {
-  if (!fd_.valid() || !created_state_dir_) return;
-  fd_ = FileDescriptor();
+void RunLock::remove_if_created(bool children_started) {
+  // Only a lock this object holds, and not one that --exec children (or what they left
+  // running) may hold too. Unlinked while still held: a run that opened the file meanwhile
+  // finds it gone once it has the lock, and starts again (see acquire()).
+  if (!held_ || (inherited_ && children_started) || !created_state_dir_) return;
   (void)::unlink((state_dir(dir_) + "/lock").c_str());
   (void)::rmdir(state_dir(dir_).c_str());  // only if nothing else is in it
+  fd_ = FileDescriptor();
+  held_ = false;
 }
 
 }  // namespace keyshard

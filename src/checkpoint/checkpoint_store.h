@@ -33,8 +33,9 @@ class RunLock {
  public:
   Status acquire(const std::string& dir, bool inherited = false);
   /// Lets go of the lock and, when acquire() made DIR/.keyshard for it, removes the lock file
-  /// and that directory: a run refused before it started leaves no trace.
-  void remove_if_created();
+  /// and that directory: a run refused before it started leaves no trace. Once --exec
+  /// children were started (they share the lock), the lock stays.
+  void remove_if_created(bool children_started);
 
  private:
   // Opens and locks `path`, waiting for the --exec children of a run that is gone.
@@ -43,6 +44,8 @@ class RunLock {
   FileDescriptor fd_;
   std::string dir_;
   bool created_state_dir_ = false;
+  bool held_ = false;       // acquire() succeeded
+  bool inherited_ = false;  // --exec children share the lock
 };
 
 /// fsyncs a directory, so that a rename or a new file in it is durable.

@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
+#include <string>
 
 #include "checkpoint/checkpoint_store.h"
 #include "cli/app.h"
@@ -114,15 +116,20 @@ Status run_resume(const ResumeOptions& o) {
     // would skip the rest of the rotated one. The next --incremental run finishes that first.
     for (size_t i = checkpoint.current; i < checkpoint.inputs.size(); ++i) {
       const InputPosition& input = checkpoint.inputs[i];
+      if (input.device == 0 || input.path == "-") continue;
       struct stat now {};
-      if (input.device == 0 || input.path == "-" || ::stat(input.path.c_str(), &now) != 0) continue;
-      if (static_cast<uint64_t>(now.st_dev) != input.device ||
-          static_cast<uint64_t>(now.st_ino) != input.inode) {
-        return Status::error(
-            "is another file than the one the interrupted run was reading (rotated?), and resume "
-            "continues the same files only; run the next `keyshard split --incremental` with "
-            "the run's options instead: it finishes the rotated file first",
-            input.path);
+      std::string what;
+      if (::stat(input.path.c_str(), &now) != 0) {
+        if (errno == ENOENT && input.offset > 0) what = "is not there any more";
+      } else if (static_cast<uint64_t>(now.st_dev) != input.device ||
+                 static_cast<uint64_t>(now.st_ino) != input.inode) {
+        what = "is another file than the one the interrupted run was reading";
+      }
+      if (!what.empty()) {
+        return Status::error(what + " (rotated?), and resume continues the same files only; "
+                                    "run the next `keyshard split --incremental` with the run's "
+                                    "options instead: it finishes the rotated file first",
+                             input.path);
       }
     }
   }

@@ -139,9 +139,10 @@ Status run_split(const SplitOptions& given) {
     RunLock& lock;
     const std::vector<std::string>& created_dirs;
     bool armed = true;
+    bool started = false;  // the pipeline ran (and may have started --exec children)
     ~LeaveNoTrace() {
       if (!armed) return;
-      lock.remove_if_created();
+      lock.remove_if_created(started);
       for (const std::string& created : created_dirs) (void)::rmdir(created.c_str());
     }
   } leave_no_trace{lock, created_dirs};
@@ -193,7 +194,7 @@ Status run_split(const SplitOptions& given) {
       config.threads = before.threads;
     }
     if (const std::string difference =
-            first_difference(acting_options(before), acting_options(options));
+            first_difference(acting_options(before, dir), acting_options(options, dir));
         !difference.empty()) {
       return Status::error("this --incremental run is set up differently from the last one (" +
                                difference + "); use the same options, or start over with --force",
@@ -225,6 +226,7 @@ Status run_split(const SplitOptions& given) {
   }
 
   catch_interrupts();
+  leave_no_trace.started = true;
   RunResult result = run_pipeline(config, config.checkpoints ? &start : nullptr);
   Status status = report_run(config, result, continuing ? &previous.stats : nullptr);
   leave_no_trace.armed = config.checkpoints && !has_checkpoint(dir);

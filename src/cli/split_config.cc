@@ -335,7 +335,7 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
   return parse_missing_key(options.missing_key, config);
 }
 
-SplitOptions acting_options(const SplitOptions& options) {
+SplitOptions acting_options(const SplitOptions& options, const std::string& dir) {
   SplitOptions acting = options;
   SplitOptions probe = options;  // (recorded options name no inputs; only their settings count)
   if (probe.inputs.empty()) probe.inputs.push_back("input");
@@ -356,13 +356,13 @@ SplitOptions acting_options(const SplitOptions& options) {
   for (const KeyPath& path : config.keys.paths) acting.keys.push_back(json_pointer_of(path));
   for (uint32_t field : config.keys.fields) acting.keys.push_back(std::to_string(field));
   if (config.salt_by) acting.salt_by = json_pointer_of(*config.salt_by);
-  // The default dead-letter file, spelt out, is the default.
+  // The default dead-letter file, spelt out, is the default: DIR's dead-letter.ndjson, DIR
+  // being the directory both runs write (the earlier one may have named it from elsewhere).
   namespace fs = std::filesystem;
   std::error_code error;
-  const fs::path default_dead = fs::absolute(config.output_dir, error) / kDeadLetterFileName;
-  if (!options.dead_letter.empty() && !config.to_stdout &&
-      fs::absolute(options.dead_letter, error).lexically_normal() ==
-          default_dead.lexically_normal()) {
+  const fs::path dead = options.dead_letter;
+  if (!dead.empty() && dead.filename() == kDeadLetterFileName &&
+      fs::equivalent(dead.parent_path(), dir, error)) {
     acting.dead_letter.clear();
   }
   return acting;

@@ -15,9 +15,11 @@ Status make_run_config(const SplitOptions& options, RunConfig& config);
 
 /// `options` with the settings that have several spellings written one way: a --hash alias,
 /// --compress and --hot-keys with their defaults spelt out, --max-line-size in bytes, the
-/// --annotate fields in the order they are written. Two runs whose options are equal so act
-/// alike (what --incremental requires). Options that are refused come back as given.
-SplitOptions acting_options(const SplitOptions& options);
+/// --annotate fields in the order they are written, -k paths as JSON Pointers, and DIR's own
+/// dead-letter file (DIR is the output directory of the run) as the default. Two runs whose
+/// options are equal so act alike (what --incremental requires). Options that are refused come
+/// back as given.
+SplitOptions acting_options(const SplitOptions& options, const std::string& dir);
 
 /// The input, key and partitioning part of make_run_config, for the commands that read inputs
 /// and write no partitions (stats, plan).

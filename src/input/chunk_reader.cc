@@ -105,6 +105,20 @@ Status ChunkReader::open_next_input() {
   opened_ = true;
   positioned_ = false;
   names_.push_back(source_->name());
+  const InputPosition& planned = start.position;
+  if (start.restart_if_changed && planned.offset == 0 && planned.device != 0 &&
+      source_->device != 0 &&  // (a regular file)
+      (source_->device != planned.device || source_->inode != planned.inode)) {
+    // An --incremental input rotated after the run was planned, before its turn: its position
+    // stays that of the file planned, so that the next run finishes that one (under its new
+    // name) before it reads the new file.
+    if (warn_) {
+      warn_(source_->name() + ": rotated since this run started; the next --incremental run "
+                              "reads the rotated file, then this one");
+    }
+    source_.reset();
+    return {};
+  }
   if (status = position_input(start); !status) return status;
   positioned_ = true;
   InputPosition& position = positions_[input_index_];
@@ -129,6 +143,7 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (next_path_ == starts_.size()) return false;
       status = open_next_input();
       if (!status) return false;
+      if (!source_) continue;  // left to the next run
     }
 
     chunk.flush_after = false;

@@ -114,11 +114,12 @@ std::string format_plan_text(const ResizePlan& plan) {
     fmt::format_to(it, "Too few distinct keys ({}) to tell the partitioners apart.\n",
                    plan.distinct_keys);
   } else if (best != nullptr) {
-    // Shares within sampling noise of the fewest (three standard deviations of a share over
-    // this many keys) are as good as it: those partitioners are named together.
+    // Shares within sampling noise of the fewest are as good as it: those partitioners are
+    // named together. The noise: three standard deviations of the difference of two shares
+    // over this many keys (the fewest is itself the lowest of six draws).
     const double least = share_of(best->keys_moved, plan.distinct_keys);
-    const double noise =
-        3 * std::sqrt(least * (1 - least) / static_cast<double>(plan.distinct_keys));
+    const double noise = 3 * std::sqrt(2 * least * (1 - least) /
+                                       static_cast<double>(plan.distinct_keys));
     std::vector<std::string> fewest;
     double most = least;
     for (const ResizeFigures& figures : plan.per_hash) {

@@ -85,10 +85,11 @@ Status create_output_directory(const std::string& dir, std::vector<std::string>*
   return {};
 }
 
-// Whether the file holds no event: empty, or (a compressed output) an empty zstd frame.
+// Whether the file holds no event: empty, or (a compressed output) an empty zstd frame. A
+// symbolic link is never taken for such a file: a run would write through it.
 static bool holds_nothing(const fs::directory_entry& entry) {
   std::error_code error;
-  if (!entry.is_regular_file(error)) return false;
+  if (!fs::is_regular_file(entry.symlink_status(error))) return false;
   const uintmax_t size = entry.file_size(error);
   if (error || size > 64) return false;
   if (size == 0) return true;

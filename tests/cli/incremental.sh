@@ -428,6 +428,31 @@ expect_same_file got.sorted all.sorted "every line once, both rotated files fini
 cd "$WORK"
 pass "a stopped run's files, rotated twice: resume refuses, the next run reads every line once"
 
+# A file rotated while the run reads the inputs before it (held here on a FIFO): it is left to
+# the next run, which finishes the rotated file, then reads the new one. Each line once.
+mkdir -p midrun && cd midrun
+mkfifo slow.fifo
+numbered 0 100 > app.log
+"$KEYSHARD" split -q --incremental -k user_id -n 2 -o out slow.fifo app.log 2> midrun.err &
+running=$!
+for _ in $(seq 600); do  # its first checkpoint: the inputs are planned, and it waits on the FIFO
+  [ -e out/.keyshard/checkpoint.json ] && break
+  sleep 0.05
+done
+mv app.log app.log.1
+numbered 100 200 > app.log
+printf '{"user_id":"from-fifo"}\n' > slow.fifo
+wait "$running" || fail "the run during the rotation: $(cat midrun.err)"
+expect_contains "$(cat midrun.err)" "app.log: rotated since this run started" "the warning"
+run_status ks split -q --incremental -k user_id -n 2 -o out app.log
+expect_eq "$STATUS" 0 "the next run: $ERR"
+{ printf '{"user_id":"from-fifo"}\n'; cat app.log.1 app.log; } |
+  sort > all.sorted
+cat out/part-*.ndjson | sort > got.sorted
+expect_same_file got.sorted all.sorted "every line once: the rotated file, then the new one"
+cd "$WORK"
+pass "a file rotated before its turn in a run is read by the next, rotated file first"
+
 # A run killed before its first checkpoint leaves its outputs holding nothing: the next run
 # (a cron job's next --incremental run) starts there without --force.
 mkdir -p early/out/.keyshard && cd early

@@ -73,9 +73,19 @@ pass "a slow stream is written as it comes"
 # is 128 + the signal. With the reader of standard output slow, keyshard is caught mid-write;
 # with a quiet pipe, blocked in a read.
 python3 - "$KEYSHARD" <<'PY' || fail "an interrupted -o - run"
-import re, signal, subprocess, sys, time
+import os, re, select, signal, subprocess, sys, time
 keyshard = sys.argv[1]
 source = open("events.ndjson", "rb").read()
+
+def catching(child, sig):  # waits until the child catches the signal (its handler is in place)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with open(f"/proc/{child.pid}/status") as status:
+            mask = next(int(l.split()[1], 16) for l in status if l.startswith("SigCgt:"))
+        if mask >> (sig - 1) & 1:
+            return
+        time.sleep(0.01)
+    sys.exit("keyshard never caught the signal")
 
 def check(name, child, out, err, expected_status):
     if child.returncode != expected_status:
@@ -90,9 +100,10 @@ def check(name, child, out, err, expected_status):
 # Caught mid-write: nothing reads standard output for the first second.
 child = subprocess.Popen([keyshard, "split", "-k", "user_id", "-n", "8", "-o", "-",
                           "events.ndjson"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-time.sleep(0.5)
+catching(child, signal.SIGTERM)
+time.sleep(0.3)  # (it cannot finish: nothing reads its output yet)
 child.send_signal(signal.SIGTERM)
-time.sleep(0.5)
+time.sleep(0.3)
 out, err = child.communicate(timeout=60)
 check("SIGTERM mid-write", child, out, err, 143)
 
@@ -102,11 +113,17 @@ for args in (["-o", "-"], ["-o", "-", "--exec", "cat"]):
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
     first = source[:source.index(b"\n", 1000) + 1]
+    catching(child, signal.SIGINT)
     child.stdin.write(first)
     child.stdin.flush()
-    time.sleep(0.5)
+    early = b""  # the lines fed come out once the pipe is quiet: then it is blocked in a read
+    deadline = time.monotonic() + 60
+    while early.count(b"\n") < first.count(b"\n") and time.monotonic() < deadline:
+        if select.select([child.stdout], [], [], 1)[0]:
+            early += os.read(child.stdout.fileno(), 1 << 20)
     child.send_signal(signal.SIGINT)
-    out, err = child.communicate(timeout=10)
+    out, err = child.communicate(timeout=60)
+    out = early + out
     if args[-1] == "cat":  # each child's output arrives whole, in its own order
         out = b"".join(sorted(out.splitlines(keepends=True), key=first.index))
     check(f"SIGINT on a quiet pipe ({' '.join(args)})", child, out, err, 130)

@@ -1,11 +1,13 @@
 // The dead-letter record written a piece at a time (a long line in bounded memory) is byte for
-// byte the record written whole: for text cut inside an escape's line or a UTF-8 sequence, and
-// for base64 cut anywhere.
+// byte the record written whole, and its text is the line as one JSON string (or base64) would
+// give it: for text cut inside a UTF-8 sequence, and for base64 cut anywhere.
 #include "sinks/dead_letter.h"
 
 #include <doctest/doctest.h>
 
 #include <string>
+
+#include "util/json_text.h"
 
 namespace keyshard {
 namespace {
@@ -37,18 +39,26 @@ TEST_CASE("a dead letter spilled in pieces is the record written whole") {
                               size_t{(3 << 14) + 1}, size_t{1 << 20}}) {
     for (const char* kind : {"control", "utf8", "binary"}) {
       std::string text;
+      if (std::string(kind) == "utf8") {
+        // One ASCII byte, then "é" repeated: each starts at an odd index, so the even piece
+        // size cuts one in two.
+        if (length > 0) text += 'x';
+        while (text.size() + 2 <= length) text += "\xc3\xa9";
+      }
       for (size_t i = 0; i < length; ++i) {
         if (std::string(kind) == "control") text += static_cast<char>(i % 3 == 0 ? 1 : '"');
-        if (std::string(kind) == "utf8") text += i % 2 == 0 ? '\xc3' : '\xa9';  // "é" repeated
         if (std::string(kind) == "binary") text += static_cast<char>(0xff - i % 7);
       }
-      if (std::string(kind) == "utf8" && length % 2 == 1) text.pop_back();
       const DeadLetter letter{"in.ndjson", 7, 1234, BadReason::kInvalidJson, "unclosed string",
                               text};
       size_t largest = 0;
       CAPTURE(length);
       CAPTURE(kind);
-      CHECK(spilled_record(letter, 1 << 16, largest) == whole_record(letter));
+      const std::string record = spilled_record(letter, 1 << 16, largest);
+      CHECK(record == whole_record(letter));
+      std::string text_member = ",";
+      append_json_bytes_member(text_member, "text", text);
+      CHECK(record.ends_with(text_member + "}\n"));
       CHECK(largest < (1 << 16) + 6 * (3 << 14));  // a spill holds at most one piece more
     }
   }
