@@ -70,9 +70,13 @@ Status create_output_directory(const std::string& dir, std::vector<std::string>*
     return {};
   }
   if (created) {
-    fs::path missing = fs::path(dir).lexically_normal();
-    if (missing.filename().empty()) missing = missing.parent_path();  // "a/b/" names "a/b"
-    for (; !missing.empty() && !fs::exists(missing, error); missing = missing.parent_path()) {
+    // As given, not normalised: create_directories("a/../b") makes "a" too.
+    fs::path missing = dir;
+    while (missing.has_relative_path() && missing.filename().empty()) {
+      missing = missing.parent_path();  // "a/b/" names "a/b"
+    }
+    for (; missing.has_relative_path() && !fs::exists(missing, error);
+         missing = missing.parent_path()) {
       created->push_back(missing.string());
     }
   }
