@@ -65,7 +65,8 @@ TEST_CASE("a dead letter spilled in pieces is the record written whole") {
 }
 
 TEST_CASE("a failed spill stops the record and is returned") {
-  const DeadLetter letter{"in", 1, 0, BadReason::kInvalidJson, "", std::string(1 << 20, '\1')};
+  const std::string line(1 << 20, '\1');
+  const DeadLetter letter{"in", 1, 0, BadReason::kInvalidJson, "", line};
   std::string out;
   const Status status = append_dead_letter(out, letter, 1 << 16, [](std::string&) {
     return Status::error("disk full", "dead-letter.ndjson");
