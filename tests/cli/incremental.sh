@@ -368,19 +368,26 @@ expect_eq "$(cat out-empty/part-*.ndjson | wc -l)" 180 "after an empty file's ro
 cd "$WORK"
 pass "a new file with a deleted file's inode is a new file"
 
+# stopped_while_finishing_rotated DIR SEED: in a new DIR (entered), a log is read, grows, is
+# rotated to big.log.1 and replaced by a new big.log; then a run is stopped by ^C while it
+# finishes big.log.1 (set up again, bigger, if the run finished first). Sets STATUS.
+stopped_while_finishing_rotated() {
+  for attempt in 1 2 3 4 5; do
+    rm -rf "$1" && mkdir "$1" && cd "$1"
+    "$GEN_EVENTS" --events 1000 --seed "$2" > big.log
+    ks split -q --incremental -k user_id -n 4 -o out big.log
+    "$GEN_EVENTS" --bytes "$(scaled $((40 * attempt)))MiB" --seed "$(($2 + 1))" >> big.log
+    mv big.log big.log.1
+    "$GEN_EVENTS" --events 1000 --seed "$(($2 + 2))" > big.log
+    interrupt_run big.log
+    [ "$STATUS" -eq 130 ] && return
+    cd "$WORK"
+  done
+}
+
 # A run stopped while finishing a rotated file, which the next rotation renames again: the
 # next run finds it under its new name and finishes it.
-for attempt in 1 2 3 4 5; do
-  rm -rf again && mkdir again && cd again
-  "$GEN_EVENTS" --events 1000 --seed 51 > big.log
-  ks split -q --incremental -k user_id -n 4 -o out big.log
-  "$GEN_EVENTS" --bytes "$(scaled $((40 * attempt)))MiB" --seed 52 >> big.log
-  mv big.log big.log.1
-  "$GEN_EVENTS" --events 1000 --seed 53 > big.log
-  interrupt_run big.log
-  [ "$STATUS" -eq 130 ] && break
-  cd "$WORK"
-done
+stopped_while_finishing_rotated again 51
 expect_eq "$STATUS" 130 "a ^C while finishing the rotated file (5 tries)"
 mv big.log.1 big.log.2
 run_status ks split -q --incremental -k user_id -n 4 -o out big.log
@@ -395,17 +402,7 @@ pass "a rotated file being finished, renamed again, is finished"
 # its inode from the start, so the next run finds it under its new name: each line once. resume
 # continues the same files only: it refuses, pointing to the next --incremental run, and writes
 # nothing.
-for attempt in 1 2 3 4 5; do
-  rm -rf twice && mkdir twice && cd twice
-  "$GEN_EVENTS" --events 1000 --seed 61 > big.log
-  ks split -q --incremental -k user_id -n 4 -o out big.log
-  "$GEN_EVENTS" --bytes "$(scaled $((40 * attempt)))MiB" --seed 62 >> big.log
-  mv big.log big.log.1
-  "$GEN_EVENTS" --events 1000 --seed 63 > big.log
-  interrupt_run big.log
-  [ "$STATUS" -eq 130 ] && break
-  cd "$WORK"
-done
+stopped_while_finishing_rotated twice 61
 expect_eq "$STATUS" 130 "a ^C while finishing the rotated file (5 tries)"
 expect_contains "$(cat interrupted.err)" "(or the next --incremental run)" \
   "the ^C message names both ways on"
