@@ -167,9 +167,11 @@ pass "a long line of small values: validated in memory near its size"
 # A 40 MiB bad line of control characters is six times that in its dead-letter record
 # ("\u0001" each): the record is written a piece at a time, so memory stays near the line's size
 # (it took 570 MiB whole). The record is exact, and so is one in base64.
+control_mib=$(scaled 40)
 python3 -c 'import sys
-sys.stdout.buffer.write(b"{\"k\":\"a\"}\n" + b"\x01" * (40 << 20) + b"\n" + b"\xff" * (1 << 20) + b"\n")' \
-  > control.ndjson
+mib = int(sys.argv[1]) << 20
+sys.stdout.buffer.write(b"{\"k\":\"a\"}\n" + b"\x01" * mib + b"\n" + b"\xff" * (1 << 20) + b"\n")' \
+  "$control_mib" > control.ndjson
 peak_kib=$(python3 - "$KEYSHARD" <<'PY'
 import resource, subprocess, sys
 subprocess.run([sys.argv[1], "split", "-q", "-k", "k", "-n", "2", "-o", "control",
@@ -177,11 +179,11 @@ subprocess.run([sys.argv[1], "split", "-q", "-k", "k", "-n", "2", "-o", "control
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 PY
 )
-python3 - <<'PY' || fail "the dead-letter records of long bad lines"
-import base64, json
+python3 - "$control_mib" <<'PY' || fail "the dead-letter records of long bad lines"
+import base64, json, sys
 records = [json.loads(line) for line in open("control/dead-letter.ndjson", "rb")]
 assert [r["line"] for r in records] == [2, 3], records
-assert records[0]["text"] == "\x01" * (40 << 20)
+assert records[0]["text"] == "\x01" * (int(sys.argv[1]) << 20)
 assert base64.b64decode(records[1]["text_base64"]) == b"\xff" * (1 << 20)
 PY
 if [ "${SANITIZED:-0}" != 1 ]; then
