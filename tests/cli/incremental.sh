@@ -412,8 +412,10 @@ mv big.log big.log.1
 cat out/part-*.ndjson | sort > before-resume.sorted
 run_status ks resume -q out
 expect_eq "$STATUS" 1 "resume after a rotation"
-expect_contains "$ERR" "big.log.1: is another file than the one the interrupted run was reading" \
-  "resume names the rotated file"
+# (The ^C lands while big.log.1 is finished, or, on a slow machine, just after, in big.log: both
+# are rotated since.)
+[[ "$ERR" =~ big\.log(\.1)?": is another file than the one the interrupted run was reading" ]] ||
+  fail "resume names the rotated file: $ERR"
 expect_contains "$ERR" "run the next \`keyshard split --incremental\`" "and says what to run"
 cat out/part-*.ndjson | sort > after-resume.sorted
 expect_same_file after-resume.sorted before-resume.sorted "a refused resume writes nothing"
