@@ -257,24 +257,35 @@ Status check_dead_letter_is_apart(const RunConfig& config) {
   return {};
 }
 
+// Removes an earlier run's file (a regular file or a symbolic link, gone already is fine) unless
+// it is one of `kept` (this run's inputs, say). `what` names it in an error.
+static Status remove_earlier_file(const std::string& path, const std::set<FileIdentity>& kept,
+                                  const std::string& what) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) return {};  // gone already
+  if (!S_ISREG(info.st_mode) && !S_ISLNK(info.st_mode)) return {};
+  const auto identity = identity_of(path);
+  if (identity && kept.contains(*identity)) return {};
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return Status::error("cannot remove the earlier run's " + what + ": " + errno_text(errno),
+                         path);
+  }
+  return {};
+}
+
 Status remove_stale_outputs(const RunConfig& config, const std::vector<std::string>& earlier) {
   const std::vector<std::string> written_names = output_file_names(config);
   const std::set<std::string> written(written_names.begin(), written_names.end());
-  const std::set<FileIdentity> inputs = input_identities(config);
-  const auto dead_letter = identity_of(config.dead_letter_path);
+  std::set<FileIdentity> kept = input_identities(config);
+  if (const auto dead_letter = identity_of(config.dead_letter_path)) kept.insert(*dead_letter);
   for (const std::string& name : earlier) {
     if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
         written.contains(name)) {
       continue;
     }
-    const std::string path = config.output_dir + "/" + name;
-    struct stat info {};
-    if (::lstat(path.c_str(), &info) != 0) continue;  // gone already
-    if (!S_ISREG(info.st_mode) && !S_ISLNK(info.st_mode)) continue;
-    const auto identity = identity_of(path);
-    if (identity && (inputs.contains(*identity) || identity == dead_letter)) continue;
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return Status::error("cannot remove the earlier run's output: " + errno_text(errno), path);
+    if (Status status = remove_earlier_file(config.output_dir + "/" + name, kept, "output");
+        !status) {
+      return status;
     }
   }
   return {};
@@ -288,16 +299,9 @@ Status remove_earlier_reports(const RunConfig& config) {
   }
   const std::set<FileIdentity> inputs = input_identities(config);
   for (const std::string& name : names) {
-    const std::string path = config.output_dir + "/" + name;
-    struct stat info {};
-    if (::lstat(path.c_str(), &info) != 0) continue;
-    if (!S_ISREG(info.st_mode) && !S_ISLNK(info.st_mode)) continue;
-    const auto identity = identity_of(path);
-    if (identity && inputs.contains(*identity)) continue;
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return Status::error("cannot remove the earlier run's " + std::string(name) + ": " +
-                               errno_text(errno),
-                           path);
+    if (Status status = remove_earlier_file(config.output_dir + "/" + name, inputs, name);
+        !status) {
+      return status;
     }
   }
   return {};
