@@ -2,11 +2,30 @@
 
 #include "util/json_text.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace keyshard {
 namespace {
 
 constexpr int kMaxDepth = 1024;
 constexpr uint32_t kNoNode = KeyTrie::kNoNode;
+
+#if defined(__SSE2__)
+// How many of the 16 bytes at `block` come before the first that ends a run of plain string
+// content: '"', '\\' or a control character (16 when there is none).
+unsigned plain_string_bytes(const char* block) {
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block));
+  const __m128i limit = _mm_set1_epi8(0x1f);
+  const __m128i special =
+      _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')),
+                                _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\'))),
+                   _mm_cmpeq_epi8(_mm_max_epu8(bytes, limit), limit));  // bytes <= 0x1f
+  const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+  return mask == 0 ? 16 : static_cast<unsigned>(__builtin_ctz(mask));
+}
+#endif
 
 unsigned hex_value(char c) {
   if (c >= '0' && c <= '9') return static_cast<unsigned>(c - '0');
@@ -151,14 +170,24 @@ class GrammarChecker {
     return true;
   }
 
-  bool string() {
+  // `escaped`: set when the string holds an escape sequence.
+  bool string(bool& escaped) {
     ++at_;  // the opening quote
     for (;;) {
+#if defined(__SSE2__)
+      // Plain content 16 bytes at a time, while 16 bytes of the line are left.
+      while (at_ + 16 <= text_.size()) {
+        const unsigned plain = plain_string_bytes(text_.data() + at_);
+        at_ += plain;
+        if (plain < 16) break;
+      }
+#endif
       if (at_ >= text_.size()) return fail("unclosed string");
       const auto c = static_cast<unsigned char>(text_[at_++]);
       if (c == '"') return true;
       if (c < 0x20) return fail("unescaped control character in a string");
       if (c != '\\') continue;
+      escaped = true;
       const char escape = peek();
       ++at_;
       if (escape == 'u') {
@@ -185,7 +214,11 @@ class GrammarChecker {
     switch (peek()) {
       case '{': good = object(depth + 1, node); break;
       case '[': good = array(depth + 1, node); break;
-      case '"': good = string(); break;
+      case '"': {
+        bool escaped = false;
+        good = string(escaped);
+        break;
+      }
       case 't': good = literal("true"); break;
       case 'f': good = literal("false"); break;
       case 'n': good = literal("null"); break;
@@ -202,12 +235,14 @@ class GrammarChecker {
 
   // The trie node of member `quoted_name` of an object at `node`, unless a member of that name
   // came earlier in the same object (`matched`: the children matched so far).
-  uint32_t member_node(uint32_t node, std::string_view quoted_name, uint64_t& matched) {
+  // (`escaped`: the name holds an escape sequence.)
+  uint32_t member_node(uint32_t node, std::string_view quoted_name, bool escaped,
+                       uint64_t& matched) {
     if (node == kNoNode) return kNoNode;
     const auto& children = keys_->nodes[node].children;
     if (children.empty()) return kNoNode;
     std::string_view name = quoted_name.substr(1, quoted_name.size() - 2);
-    if (name.find('\\') != std::string_view::npos) {
+    if (escaped) {
       unescape_json_string(quoted_name, name_scratch_);
       name = name_scratch_;
     }
@@ -244,8 +279,10 @@ class GrammarChecker {
       skip_space();
       if (peek() != '"') return fail("expected a member name");
       const size_t name_start = at_;
-      if (!string()) return false;
-      const uint32_t child = member_node(node, text_.substr(name_start, at_ - name_start), matched);
+      bool escaped = false;
+      if (!string(escaped)) return false;
+      const uint32_t child =
+          member_node(node, text_.substr(name_start, at_ - name_start), escaped, matched);
       skip_space();
       if (peek() != ':') return fail("expected ':' after a member name");
       ++at_;

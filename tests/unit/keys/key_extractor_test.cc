@@ -454,6 +454,27 @@ TEST_CASE("a key after long values is found") {
   check_json_key({"k"}, "{\"k\":\"" + long_string + "\"}", long_string);
 }
 
+TEST_CASE("a string's end, escapes and control characters are found at any offset") {
+  // The grammar checker scans plain string content a block at a time: put each byte that
+  // ends a plain run before, on and after every block boundary, in names and in values.
+  for (size_t before = 0; before < 40; ++before) {
+    const std::string pad(before, 'a');
+    INFO("bytes before: ", before);
+    check_json_key({"k"}, "{\"k\":\"" + pad + "\"}", pad);
+    check_json_key({"k"}, "{\"k\":\"" + pad + "\\\"q\"}", pad + "\"q");
+    check_json_key({"k"}, "{\"k\":\"" + pad + "\\u00e9\"}", pad + "\xc3\xa9");
+    check_json_key({"k"}, "{\"k\":\"" + pad + "\xc3\xa9 ~\x7f\"}", pad + "\xc3\xa9 ~\x7f");
+    check_json_key({"k" + pad}, "{\"k" + pad + "\":1,\"k\":2}", "1");
+    check_json_key({"k" + pad}, "{\"\\u006b" + pad + "\":1,\"k" + pad + "\":2}", "1");
+    check_json_key({"k"}, "{\"" + pad + "\":1,\"k\":\"" + pad + "\"}", pad);
+    check_json_bad({"k"}, "{\"k\":\"" + pad + "\x1f\"}", BadReason::kInvalidJson);
+    check_json_bad({"k"}, "{\"k\":\"" + pad + "\x01" + pad + "\"}", BadReason::kInvalidJson);
+    check_json_bad({"k"}, "{\"k\":\"" + pad + "\\x\"}", BadReason::kInvalidJson);
+    check_json_bad({"k"}, "{\"k\":\"" + pad, BadReason::kInvalidJson);
+    check_json_bad({"k"}, "{\"k\":\"" + pad + "\\", BadReason::kInvalidJson);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bad lines
 // ---------------------------------------------------------------------------------------------
