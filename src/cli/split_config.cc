@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -422,6 +423,13 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
       if (path == "-") {
         return usage("--incremental continues files from where the last run stopped; it "
                      "cannot read stdin (name the files)");
+      }
+      // A pipe or device has no offset to continue from: the next run would wait on it.
+      struct stat info {};
+      if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) {
+        return usage("--incremental continues files from where the last run stopped; \"" +
+                     path + "\" is " + (S_ISFIFO(info.st_mode) ? "a FIFO" : "not a regular file") +
+                     ", which has no place to continue from (read it without --incremental)");
       }
     }
   }
