@@ -162,6 +162,9 @@ Status run_split(const SplitOptions& given) {
   if (Status status = check_inputs_are_not_outputs(config); !status) return status;
   if (Status status = check_dead_letter_is_apart(config); !status) return status;
   if (Status status = prepare_outputs(config, continuing); !status) return status;
+  if (config.force && !config.to_stdout) {
+    if (Status status = unlink_symlinked_outputs(config); !status) return status;
+  }
   if (config.checkpoints && config.force) {
     // The earlier run's files this run does not write would pass for its output. Only the
     // files its checkpoint names are touched; a damaged checkpoint names none.

@@ -273,6 +273,22 @@ static Status remove_earlier_file(const std::string& path, const std::set<FileId
   return {};
 }
 
+Status unlink_symlinked_outputs(const RunConfig& config) {
+  std::vector<std::string> names = output_file_names(config);
+  if (config.dead_letter_path == config.output_dir + "/" + kDeadLetterFileName) {
+    names.emplace_back(kDeadLetterFileName);
+  }
+  for (const std::string& name : names) {
+    const std::string path = config.output_dir + "/" + name;
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode) &&
+        ::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return Status::error("cannot replace the symbolic link: " + errno_text(errno), path);
+    }
+  }
+  return {};
+}
+
 Status remove_stale_outputs(const RunConfig& config, const std::vector<std::string>& earlier) {
   const std::vector<std::string> written_names = output_file_names(config);
   const std::set<std::string> written(written_names.begin(), written_names.end());

@@ -36,6 +36,11 @@ Status check_inputs_are_not_outputs(const RunConfig& config);
 /// a partition or worker file, the summary, or anything under DIR/.keyshard.
 Status check_dead_letter_is_apart(const RunConfig& config);
 
+/// --force: a symbolic link at the name of a file this run writes in DIR (its partition files,
+/// the summary, the default dead-letter file) is removed, so that the run replaces it rather
+/// than writes through it.
+Status unlink_symlinked_outputs(const RunConfig& config);
+
 /// --force over an earlier run: removes the files of `earlier` (names within DIR, from its
 /// checkpoint) that this run does not write, so they are not taken for its output. Only plain
 /// names of regular files or symlinks are touched, never one of this run's inputs.

@@ -70,6 +70,23 @@ expect_eq "$(cd reports && ls | tr '\n' ' ')" \
   "keyshard-summary.json part-00000.ndjson part-00001.ndjson " "--on-bad skip keeps no dead letters"
 pass "--force removes the earlier run's summary and dead letters"
 
+# A symbolic link at the name of a file the run writes is replaced, never written through.
+ks split -k user_id -n 2 -q -o linked events.ndjson
+cp -r linked linked-reference
+printf 'keep me\n' > precious.txt
+printf 'keep me too\n' > precious-dead.txt
+rm linked/part-00001.ndjson
+ln -s "$PWD/precious.txt" linked/part-00001.ndjson
+ln -sf "$PWD/precious-dead.txt" linked/dead-letter.ndjson
+ks split -k user_id -n 2 -q --force -o linked events.ndjson
+expect_eq "$(cat precious.txt)" "keep me" "the partition symlink's target is untouched"
+expect_eq "$(cat precious-dead.txt)" "keep me too" "the dead-letter symlink's target is untouched"
+[ ! -L linked/part-00001.ndjson ] && [ ! -L linked/dead-letter.ndjson ] ||
+  fail "the symbolic links are still there"
+expect_same_file linked/part-00001.ndjson linked-reference/part-00001.ndjson "the partition file"
+expect_same_file linked/dead-letter.ndjson linked-reference/dead-letter.ndjson "the dead letters"
+pass "--force replaces a symbolic link in DIR rather than write through it"
+
 # The same holds for standard input read from one of the run's files.
 cp shrink/part-00002.ndjson stdin.copy
 run_status ks split -k user_id -n 4 -q --force -o shrink < shrink/part-00002.ndjson
@@ -300,7 +317,7 @@ pass "guardrails: exit 3 and 4 after the checkpoint"
 
 # The lock: a second run on a DIR in use exits 75 naming the holder's pid.
 mkfifo held.fifo
-"$KEYSHARD" split -k user_id -n 8 -q --incremental -o locked held.fifo &
+"$KEYSHARD" split -k user_id -n 8 -q -o locked held.fifo &
 holder=$!
 for _ in $(seq 1 200); do [ -s locked/.keyshard/lock ] && break; sleep 0.01; done
 run_status ks split -k user_id -n 8 -q --incremental -o locked events.ndjson
