@@ -37,7 +37,7 @@ class PlainSource final : public InputSource {
       prefix_.used += got;
       return {};
     }
-    const long count = read_some(fd_.get(), buffer, size);
+    const long count = read_input(fd_.get(), buffer, size);
     if (count < 0) return Status::error("read failed: " + errno_text(errno), name());
     got = static_cast<size_t>(count);
     return {};
@@ -116,7 +116,7 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
   SniffedPrefix prefix;
   while (prefix.size < sizeof prefix.bytes) {
     const long count =
-        read_some(fd.get(), prefix.bytes + prefix.size, sizeof prefix.bytes - prefix.size);
+        read_input(fd.get(), prefix.bytes + prefix.size, sizeof prefix.bytes - prefix.size);
     if (count < 0) return Status::error("read failed: " + errno_text(errno), name);
     if (count == 0) break;
     prefix.size += static_cast<size_t>(count);

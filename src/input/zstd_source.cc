@@ -46,7 +46,7 @@ class ZstdSource final : public InputSource {
     ZSTD_outBuffer output{buffer, size, 0};
     while (output.pos == 0) {
       if (input_.pos == input_.size && !at_end_) {
-        const long count = read_some(fd_.get(), compressed_.data(), compressed_.size());
+        const long count = read_input(fd_.get(), compressed_.data(), compressed_.size());
         if (count < 0) return Status::error("read failed: " + errno_text(errno), name());
         if (count == 0) {
           at_end_ = true;

@@ -2,6 +2,7 @@
 
 #include "util/interrupt.h"
 
+#include <poll.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -51,6 +52,25 @@ long read_some(int fd, char* buffer, size_t size) {
     if (got >= 0 || errno != EINTR) return static_cast<long>(got);
     if (interrupt_signal() != 0) return -1;  // errno is EINTR: the run is being interrupted
   }
+}
+
+long read_input(int fd, char* buffer, size_t size) {
+  const auto interrupted = [] {
+    if (interrupt_signal() == 0) return false;
+    errno = EINTR;
+    return true;
+  };
+  if (const int wakeup = interrupt_wakeup_fd(); wakeup >= 0) {
+    // Wait for input or a signal: a signal caught after the check below makes the wake-up
+    // descriptor readable, so poll() returns at once.
+    pollfd waiting[2] = {{fd, POLLIN, 0}, {wakeup, POLLIN, 0}};
+    for (;;) {
+      if (interrupted()) return -1;
+      if (::poll(waiting, 2, -1) >= 0 || errno != EINTR) break;
+    }
+  }
+  if (interrupted()) return -1;
+  return read_some(fd, buffer, size);
 }
 
 uint64_t raise_open_file_limit() {

@@ -44,6 +44,11 @@ Status write_all(int fd, std::string_view data, const std::string& path,
 /// Reads up to `size` bytes, retrying on EINTR; returns bytes read, 0 at end, -1 on error.
 long read_some(int fd, char* buffer, size_t size);
 
+/// read_some() for an input of the run: once SIGINT or SIGTERM is caught (see interrupt.h) it
+/// returns -1 with errno EINTR instead of waiting for more of a quiet pipe, however close
+/// before the read the signal came.
+long read_input(int fd, char* buffer, size_t size);
+
 /// Raises the soft open-file limit to the hard limit; returns the limit now in force.
 uint64_t raise_open_file_limit();
 

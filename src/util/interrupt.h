@@ -11,4 +11,7 @@ void catch_interrupts();
 /// The signal received since catch_interrupts(), or 0.
 int interrupt_signal();
 
+/// A descriptor that becomes readable when a signal is received (-1 before catch_interrupts()).
+int interrupt_wakeup_fd();
+
 }  // namespace keyshard

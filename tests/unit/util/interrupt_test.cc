@@ -1,0 +1,66 @@
+// A caught SIGINT or SIGTERM stops the reading of an input that has nothing to give, even when
+// it came before the read began (a quiet pipe would otherwise hold the run until its next
+// byte). Each case runs in a child process: the signal state is process-wide.
+#include "util/interrupt.h"
+
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+
+#include "util/files.h"
+
+namespace keyshard {
+namespace {
+
+// Runs `body` in a child process and returns its exit status (or 128 + the signal that ended
+// it). The child is killed after 5 s, so a read that waits for ever fails the test.
+template <typename Body>
+int in_child(Body body) {
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::alarm(5);
+    ::_exit(body());
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+TEST_CASE("a signal caught before the read stops the read of a quiet pipe") {
+  for (const int signal_number : {SIGINT, SIGTERM}) {
+    CAPTURE(signal_number);
+    const int status = in_child([signal_number] {
+      int quiet[2];
+      if (::pipe(quiet) != 0) return 10;  // the write end stays open: reads would wait
+      catch_interrupts();
+      if (::raise(signal_number) != 0) return 11;  // handled now, before any read
+      if (interrupt_signal() != signal_number) return 12;
+      char byte = 0;
+      const long got = read_input(quiet[0], &byte, 1);
+      return got == -1 && errno == EINTR ? 0 : 13;
+    });
+    CHECK(status == 0);  // 128 + SIGALRM (142): the read waited for the pipe
+  }
+}
+
+TEST_CASE("without a signal, an input is read as it comes") {
+  const int status = in_child([] {
+    int pipe_ends[2];
+    if (::pipe(pipe_ends) != 0) return 10;
+    catch_interrupts();
+    if (::write(pipe_ends[1], "ab", 2) != 2) return 11;
+    char bytes[4] = {};
+    if (read_input(pipe_ends[0], bytes, sizeof bytes) != 2 || bytes[1] != 'b') return 12;
+    ::close(pipe_ends[1]);
+    return read_input(pipe_ends[0], bytes, sizeof bytes) == 0 ? 0 : 13;  // the end
+  });
+  CHECK(status == 0);
+}
+
+}  // namespace keyshard
