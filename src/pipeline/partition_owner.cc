@@ -14,6 +14,7 @@
 #include "sinks/exec_sink.h"
 #include "sinks/file_sink.h"
 #include "util/json_text.h"
+#include "util/stderr_lines.h"
 
 namespace keyshard {
 namespace {
@@ -348,8 +349,13 @@ Status PartitionOwner::handle_bad_lines(const Chunk& chunk) {
                             chunk.input_offset + chunk.line_starts[bad.line], bad.reason,
                             bad.detail, chunk.line(bad.line)};
     if (config_.dead_letter_path.empty()) {
-      // On standard error each record is written whole, between updates of the progress line.
-      append_dead_letter(dead_letters_.buffer, letter);
+      // On standard error each record is written whole, between updates of the progress line;
+      // a long line's record a piece at a time, holding standard error meanwhile.
+      if (letter.text.size() < kDeadLetterFlush) {
+        append_dead_letter(dead_letters_.buffer, letter);
+      } else if (Status status = write_long_dead_letter(letter); !status) {
+        return status;
+      }
     } else if (Status status = append_dead_letter(
                    dead_letters_.buffer, letter, kDeadLetterFlush,
                    [this](std::string&) { return flush(dead_letters_); });
@@ -361,6 +367,22 @@ Status PartitionOwner::handle_bad_lines(const Chunk& chunk) {
     }
   }
   return {};
+}
+
+Status PartitionOwner::write_long_dead_letter(const DeadLetter& letter) {
+  if (Status status = flush(dead_letters_); !status) return status;  // the records before it
+  StderrRecordWriter record;
+  auto write_out = [&record](std::string& out) {
+    const bool written = record.write(out);
+    out.clear();
+    return written ? Status{} : Status::error("write failed: " + errno_text(errno), "<stderr>");
+  };
+  if (Status status = append_dead_letter(dead_letters_.buffer, letter, kDeadLetterFlush, write_out);
+      !status) {
+    dead_letters_.buffer.clear();
+    return status;
+  }
+  return write_out(dead_letters_.buffer);
 }
 
 void PartitionOwner::count_only(const Chunk& chunk) {

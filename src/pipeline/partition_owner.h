@@ -13,6 +13,7 @@
 #include "input/chunk.h"
 #include "insight/run_stats.h"
 #include "pipeline/run_config.h"
+#include "sinks/dead_letter.h"
 #include "sinks/exec_collector.h"
 #include "sinks/sink.h"
 #include "sinks/zstd_sink.h"
@@ -69,6 +70,7 @@ class PartitionOwner {
   Status append_to(Output& output, std::string_view bytes);
   Status flush(Output& output);
   Status handle_bad_lines(const Chunk& chunk);
+  Status write_long_dead_letter(const DeadLetter& letter);  // to standard error
   Status sync_outputs();  // --commit sync: make every output durable
   Status open_partition_file(uint32_t partition, std::unique_ptr<Sink>& sink);
   bool tracks_outputs() const { return config_.checkpoints && !config_.exec(); }

@@ -52,13 +52,24 @@ void clear_status_line() {
   status_shown = false;
 }
 
+namespace {
+
+// With stderr_mutex() held: the record takes the line; the next draw puts the status back.
+bool clear_for_record() {
+  if (!status_shown) return true;
+  status_shown = false;
+  return write_whole(kClear);
+}
+
+}  // namespace
+
 bool write_stderr_record(std::string_view text) {
   std::lock_guard lock(stderr_mutex());
-  if (status_shown) {  // the record takes the line; the next draw puts the status back
-    if (!write_whole(kClear)) return false;
-    status_shown = false;
-  }
-  return write_whole(text);
+  return clear_for_record() && write_whole(text);
 }
+
+StderrRecordWriter::StderrRecordWriter() : lock_(stderr_mutex()), cleared_(clear_for_record()) {}
+
+bool StderrRecordWriter::write(std::string_view piece) { return cleared_ && write_whole(piece); }
 
 }  // namespace keyshard

@@ -3,6 +3,7 @@
 // record first clears a progress line that is showing, so that no record is glued to it.
 #pragma once
 
+#include <mutex>
 #include <string_view>
 
 namespace keyshard {
@@ -17,5 +18,21 @@ void clear_status_line();
 /// Writes `text` (whole lines) to standard error, first clearing a status line that is
 /// showing. False when the write failed (errno tells why).
 bool write_stderr_record(std::string_view text);
+
+/// One record written to standard error a piece at a time (a long line's dead letter): while
+/// it lives, nothing else is written there, neither the status line nor another record.
+class StderrRecordWriter {
+ public:
+  StderrRecordWriter();  // clears a status line that is showing
+  StderrRecordWriter(const StderrRecordWriter&) = delete;
+  StderrRecordWriter& operator=(const StderrRecordWriter&) = delete;
+
+  /// False when the write failed (errno tells why).
+  bool write(std::string_view piece);
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+  bool cleared_;
+};
 
 }  // namespace keyshard

@@ -190,6 +190,21 @@ if [ "${SANITIZED:-0}" != 1 ]; then
   [ "$peak_kib" -lt $((200 * 1024)) ] ||
     fail "a 40 MiB line of control characters: peak RSS $peak_kib KiB, more than 200 MiB"
 fi
+# The same on standard error (-o - without --dead-letter): the record goes out in pieces,
+# with nothing else between them (it took 570 MiB whole).
+peak_kib=$(python3 - "$KEYSHARD" <<'PY'
+import resource, subprocess, sys
+with open("control.out", "wb") as out, open("control.err", "wb") as err:
+    subprocess.run([sys.argv[1], "split", "-q", "-k", "k", "-n", "2", "-o", "-",
+                    "control.ndjson"], stdout=out, stderr=err, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+)
+expect_same_file control.err control/dead-letter.ndjson "the records on standard error"
+if [ "${SANITIZED:-0}" != 1 ]; then
+  [ "$peak_kib" -lt $((200 * 1024)) ] ||
+    fail "a 40 MiB line of control characters to stderr: peak RSS $peak_kib KiB, over 200 MiB"
+fi
 pass "a long bad line is dead-lettered in memory near its size"
 
 # An input whose name is not UTF-8 is named in the summary and in stats --json by its bytes,
