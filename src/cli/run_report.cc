@@ -65,7 +65,7 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     Checkpoint last;
     if (load_checkpoint(config.output_dir, last)) {
       if (last.complete) return failure;
-      if (failure.reason().starts_with("changed since the checkpoint")) {
+      if (failure.cause() == Cause::kInputChanged) {
         // (resume refused an input: the file itself must come back; a copy is another file)
         return Status::error(failure.reason() +
                                  "\nkeyshard: resume continues the very inputs the run read (the "
@@ -76,7 +76,7 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
       // resume keeps the recorded options: a failing --exec command, or a --max-line-size too
       // small, is changed by starting over.
       std::string start_over;
-      if (failure.reason().find("longer than --max-line-size") != std::string::npos) {
+      if (failure.cause() == Cause::kLineTooLong) {
         start_over = "; to raise --max-line-size, start over with --force";
       } else if (config.exec()) {
         start_over = "; to change the command or other options, start over with --force";

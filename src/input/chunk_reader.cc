@@ -70,7 +70,8 @@ Status ChunkReader::position_input(InputStart& start) {
   }
   if (problem.empty()) return {};
   if (!start.restart_if_changed) {
-    return Status::error("changed since the checkpoint: " + problem, source_->name());
+    return Status::error("changed since the checkpoint: " + problem, source_->name())
+        .because(Cause::kInputChanged);
   }
   if (warn_) {
     warn_(source_->name() + ": " + problem + "; reading it again from the start (lines the " +
@@ -193,9 +194,11 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
         if (chunk.capacity >= line_limit) {
           overlong_line_ = OverlongLine{input_index_, restarted_};
           status = Status::error(
-              "the line is longer than --max-line-size (" + std::to_string(max_line_size_) +
-                  " bytes); it starts at byte " + std::to_string(input_offset_),
-              source_->name());
+                       "the line is longer than --max-line-size (" +
+                           std::to_string(max_line_size_) + " bytes); it starts at byte " +
+                           std::to_string(input_offset_),
+                       source_->name())
+                       .because(Cause::kLineTooLong);
           return false;
         }
         ensure_capacity(chunk, std::min(chunk.capacity * 2, line_limit));

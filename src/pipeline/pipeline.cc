@@ -396,7 +396,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     const auto [input, first_after_restart] = *reader.overlong_line();
     const uint64_t before = first_after_restart ? 0 : owners[0]->lines_of_input(input);
     result.status = Status::error(read_status.reason(),
-                                  fmt::format("{}:{}", read_status.where(), before + 1));
+                                  fmt::format("{}:{}", read_status.where(), before + 1))
+                        .because(read_status.cause());
   } else if (result.status.ok()) {
     result.status = read_status;
   }

@@ -71,7 +71,8 @@ void ExecCollector::deliver(Stream& stream, const char* data, size_t size, bool 
     cut = stream.pending.size();
   }
   if (cut == 0 && stream.pending.size() > max_line_size_) {
-    report(Status::error("a line of its output is longer than --max-line-size", stream.label));
+    report(Status::error("a line of its output is longer than --max-line-size", stream.label)
+               .because(Cause::kLineTooLong));
     cut = stream.pending.size();
   }
   if (cut == 0) return;

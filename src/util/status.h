@@ -23,6 +23,13 @@ enum ExitCode : int {
   kExitInterrupted = 128,  // plus the signal: 130 for SIGINT, 143 for SIGTERM
 };
 
+/// What kind of failure a Status is, where advice depends on it (run_report.cc).
+enum class Cause : uint8_t {
+  kOther,
+  kInputChanged,  // an input is not what the checkpoint recorded (resume needs that very input)
+  kLineTooLong,   // a line longer than --max-line-size (raising it means starting over)
+};
+
 class Status {
  public:
   Status() = default;
@@ -45,6 +52,13 @@ class Status {
     return status;
   }
 
+  /// Marks the kind of failure; returns the status.
+  Status because(Cause cause) && {
+    cause_ = cause;
+    return std::move(*this);
+  }
+  Cause cause() const { return cause_; }
+
   bool ok() const { return !failed_; }
   bool quiet() const { return failed_ && reason_.empty(); }
   explicit operator bool() const { return ok(); }
@@ -58,6 +72,7 @@ class Status {
  private:
   bool failed_ = false;
   int exit_code_ = kExitOk;
+  Cause cause_ = Cause::kOther;
   std::string reason_;
   std::string where_;
 };
