@@ -62,6 +62,42 @@ InputStart unread(const std::string& path, const std::optional<FileIdentity>& id
   return start;
 }
 
+int64_t modified_ns(const struct stat& info) {
+  return static_cast<int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+}
+
+// The files beside `path` named like its rotations ("app.log.1", "app.log-20261201.gz") that
+// changed at or after `since` (ns) and are none of `known`, oldest change first.
+std::vector<std::string> unread_rotations(const std::string& path, int64_t since,
+                                          const std::set<FileIdentity>& known) {
+  const std::string dir = directory_of(path);
+  const size_t slash = path.rfind('/');
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::vector<std::pair<int64_t, std::string>> found;
+  std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(dir.c_str()), ::closedir);
+  while (listing && !base.empty()) {
+    const dirent* entry = ::readdir(listing.get());
+    if (entry == nullptr) break;
+    const std::string name = entry->d_name;
+    if (name.size() <= base.size() || !name.starts_with(base) ||
+        std::string_view(".-_").find(name[base.size()]) == std::string_view::npos) {
+      continue;
+    }
+    const std::string rotated = dir == "." ? name : dir == "/" ? "/" + name : dir + "/" + name;
+    struct stat info {};
+    if (::stat(rotated.c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
+        modified_ns(info) < since ||
+        known.contains({static_cast<uint64_t>(info.st_dev), static_cast<uint64_t>(info.st_ino)})) {
+      continue;
+    }
+    found.emplace_back(modified_ns(info), rotated);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> names;
+  for (auto& [when, name] : found) names.push_back(std::move(name));
+  return names;
+}
+
 }  // namespace
 
 std::vector<InputStart> plan_first_incremental(
@@ -94,7 +130,8 @@ bool holds_position(const std::string& path, const InputPosition& position) {
 
 std::vector<InputStart> plan_incremental(const Checkpoint& previous,
                                          const std::vector<std::string>& paths,
-                                         const std::function<void(const std::string&)>& warn) {
+                                         const std::function<void(const std::string&)>& warn,
+                                         int64_t previous_written) {
   namespace fs = std::filesystem;
   std::error_code error;
   const fs::path here = fs::current_path(error);
@@ -242,6 +279,15 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     }
     plan.push_back(fresh);
     claimed.emplace(*identity, path);
+    if (previous_written != 0) {
+      std::set<FileIdentity> known(named.begin(), named.end());
+      for (const InputPosition& earlier : recorded) known.insert(identity_recorded(earlier));
+      for (const std::string& missed : unread_rotations(path, previous_written, known)) {
+        warn(missed + ": changed since the last run and read by none; if " + path +
+             " was rotated more than once since then, it holds lines of " + path +
+             " that are not read (name it in a run of its own to read them)");
+      }
+    }
   }
 
   // The files of earlier runs not named this time keep their positions, for a later run that

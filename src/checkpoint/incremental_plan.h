@@ -8,6 +8,7 @@
 // and finished) while their names still lead to the same files.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,9 +18,14 @@
 
 namespace keyshard {
 
+/// `previous_written`: when the last run's checkpoint was written (0: unknown). A rotated
+/// file whose directory holds files named like its rotations and changed since then, none of
+/// them read by any run, gets a warning naming them: rotated twice between two runs, the file
+/// in the middle was never the one at the path when a run looked.
 std::vector<InputStart> plan_incremental(const Checkpoint& previous,
                                          const std::vector<std::string>& paths,
-                                         const std::function<void(const std::string&)>& warn);
+                                         const std::function<void(const std::string&)>& warn,
+                                         int64_t previous_written = 0);
 
 /// The inputs of a first --incremental run (no checkpoint yet): each from 0, and, as in every
 /// later run, a file named twice (another spelling, a link) is read once, with a warning.

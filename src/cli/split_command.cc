@@ -1,6 +1,7 @@
 // `keyshard split`: its options, grouped as in the man page, and the run: validate, prepare the
 // outputs, run the pipeline, report.
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -206,7 +207,13 @@ Status run_split(const SplitOptions& given) {
     if (Status status = check_checkpoint_fits(previous, config, checkpoint_path(dir)); !status) {
       return status;
     }
-    start.inputs = plan_incremental(previous, config.inputs, print_warning);
+    struct stat written {};
+    const int64_t previous_written =
+        ::stat(checkpoint_path(dir).c_str(), &written) == 0
+            ? static_cast<int64_t>(written.st_mtim.tv_sec) * 1'000'000'000 +
+                  written.st_mtim.tv_nsec
+            : 0;
+    start.inputs = plan_incremental(previous, config.inputs, print_warning, previous_written);
     // The run's summary gives its own numbers: its heaviest keys are those of its own events.
     previous.stats.heavy_hitters = HeavyHitters(kHeavyHitterCounters);
     previous.stats.hot_key_decisions = previous.salt.decisions;  // their events so far
