@@ -177,7 +177,41 @@ std::set<FileIdentity> input_identities(const RunConfig& config) {
   return inputs;
 }
 
+std::string normal_path(const std::string& path) {
+  std::error_code ignored;
+  return fs::absolute(path, ignored).lexically_normal().string();
+}
+
 }  // namespace
+
+std::set<std::string> links_force_replaces(const RunConfig& config) {
+  std::set<std::string> links;
+  if (!config.force || config.to_stdout) return links;
+  std::vector<std::string> paths;
+  for (const std::string& name : output_file_names(config)) {
+    paths.push_back(config.output_dir + "/" + name);
+  }
+  if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
+    // (only in DIR: a dead-letter file named elsewhere is written where its path leads)
+    const std::string parent = fs::path(config.dead_letter_path).parent_path().string();
+    const auto dir = identity_of(config.output_dir);
+    if (dir && identity_of(parent.empty() ? "." : parent) == dir) {
+      paths.push_back(config.dead_letter_path);
+    }
+  }
+  std::set<std::string> inputs;  // a link named as an input is read, so it stays
+  for (const std::string& input : config.inputs) {
+    if (input != "-") inputs.insert(normal_path(input));
+  }
+  for (const std::string& path : paths) {
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode) &&
+        !inputs.contains(normal_path(path))) {
+      links.insert(path);
+    }
+  }
+  return links;
+}
 
 std::vector<std::string> output_file_names(const RunConfig& config) {
   std::vector<std::string> names;
@@ -203,7 +237,9 @@ Status check_inputs_are_not_outputs(const RunConfig& config) {
   if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
     paths.push_back(config.dead_letter_path);
   }
+  const std::set<std::string> replaced = links_force_replaces(config);
   for (const std::string& path : paths) {
+    if (replaced.contains(path)) continue;  // a new file takes its place
     const auto identity = identity_of(path);
     const auto input = identity ? inputs.find(*identity) : inputs.end();
     if (input != inputs.end()) {
@@ -233,8 +269,13 @@ Status check_dead_letter_is_apart(const RunConfig& config) {
   }
   // Compared as paths (neither file may exist yet), with links in the existing part resolved;
   // and as files, for a hard link.
+  // (A link that --force replaces is not followed: a new file takes its place.)
+  const std::set<std::string> replaced = links_force_replaces(config);
+  const fs::path named = fs::absolute(config.dead_letter_path);
   std::error_code error;
-  const fs::path dead = fs::weakly_canonical(fs::absolute(config.dead_letter_path), error);
+  const fs::path dead = replaced.contains(config.dead_letter_path)
+                            ? fs::weakly_canonical(named.parent_path(), error) / named.filename()
+                            : fs::weakly_canonical(named, error);
   if (error) return {};  // its directory cannot be reached: opening it says so
   const fs::path dir = fs::weakly_canonical(fs::absolute(config.output_dir), error);
   if (error) return {};
@@ -242,10 +283,13 @@ Status check_dead_letter_is_apart(const RunConfig& config) {
     return Status::error("--dead-letter names " + what + "; name a file of its own",
                          config.dead_letter_path, kExitUsage);
   };
-  const auto dead_identity = identity_of(config.dead_letter_path);
+  const auto dead_identity = replaced.contains(config.dead_letter_path)
+                                 ? std::nullopt
+                                 : identity_of(config.dead_letter_path);
   for (const std::string& name : output_file_names(config)) {
     const bool same_path = dead == dir / name;
-    const auto identity = identity_of(config.output_dir + "/" + name);
+    const std::string path = config.output_dir + "/" + name;
+    const auto identity = replaced.contains(path) ? std::nullopt : identity_of(path);
     if (same_path || (identity && dead_identity && *identity == *dead_identity)) {
       return refuse(name == kSummaryFileName ? "the run's summary file"
                                              : "one of the run's own output files");
@@ -274,15 +318,8 @@ static Status remove_earlier_file(const std::string& path, const std::set<FileId
 }
 
 Status unlink_symlinked_outputs(const RunConfig& config) {
-  std::vector<std::string> names = output_file_names(config);
-  if (config.dead_letter_path == config.output_dir + "/" + kDeadLetterFileName) {
-    names.emplace_back(kDeadLetterFileName);
-  }
-  for (const std::string& name : names) {
-    const std::string path = config.output_dir + "/" + name;
-    struct stat info {};
-    if (::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode) &&
-        ::unlink(path.c_str()) != 0 && errno != ENOENT) {
+  for (const std::string& path : links_force_replaces(config)) {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
       return Status::error("cannot replace the symbolic link: " + errno_text(errno), path);
     }
   }

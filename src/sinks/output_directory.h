@@ -1,6 +1,7 @@
 // Preparing the output directory before a run, and writing files into it atomically.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,9 +37,12 @@ Status check_inputs_are_not_outputs(const RunConfig& config);
 /// a partition or worker file, the summary, or anything under DIR/.keyshard.
 Status check_dead_letter_is_apart(const RunConfig& config);
 
-/// --force: a symbolic link at the name of a file this run writes in DIR (its partition files,
-/// the summary, the default dead-letter file) is removed, so that the run replaces it rather
-/// than writes through it.
+/// With --force, the symbolic links at the paths of the files this run writes in DIR (its
+/// partition files, the summary, a dead-letter file in DIR), except one named as an input: the
+/// run replaces them rather than writes through them, so the checks above take them as absent.
+std::set<std::string> links_force_replaces(const RunConfig& config);
+
+/// Removes the links of links_force_replaces(), once the checks have passed.
 Status unlink_symlinked_outputs(const RunConfig& config);
 
 /// --force over an earlier run: removes the files of `earlier` (names within DIR, from its

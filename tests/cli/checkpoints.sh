@@ -85,6 +85,25 @@ expect_eq "$(cat precious-dead.txt)" "keep me too" "the dead-letter symlink's ta
   fail "the symbolic links are still there"
 expect_same_file linked/part-00001.ndjson linked-reference/part-00001.ndjson "the partition file"
 expect_same_file linked/dead-letter.ndjson linked-reference/dead-letter.ndjson "the dead letters"
+# ... even one that leads to an input named otherwise, or to another of the run's files; a
+# link named as an input stays (and is read); one named as an input and an output is refused.
+rm -rf linked && cp -r linked-reference linked
+rm linked/part-00000.ndjson && ln -s ../events.ndjson linked/part-00000.ndjson
+ln -sf part-00001.ndjson linked/dead-letter.ndjson
+ks split -k user_id -n 2 -q --force -o linked events.ndjson
+[ ! -L linked/part-00000.ndjson ] && [ ! -L linked/dead-letter.ndjson ] ||
+  fail "the links to an input and to a partition file are still there"
+for f in part-00000.ndjson part-00001.ndjson dead-letter.ndjson; do
+  expect_same_file "linked/$f" "linked-reference/$f" "$f, the links replaced"
+done
+ln -sf ../events.ndjson linked/dead-letter.ndjson
+ks split -k user_id -n 2 -q --force --on-bad skip -o linked linked/dead-letter.ndjson
+[ -L linked/dead-letter.ndjson ] || fail "a link named as the input was removed"
+expect_eq "$(summary_field linked lines_read)" "$(wc -l < events.ndjson)" "the link is read"
+run_status ks split -k user_id -n 2 -q --force -o linked linked/dead-letter.ndjson
+expect_eq "$STATUS" 2 "a link named as the input, at the dead-letter file's name"
+expect_contains "$ERR" "is both an input and an output" "refused as an input that is an output"
+[ -L linked/dead-letter.ndjson ] || fail "the refused run removed the link"
 pass "--force replaces a symbolic link in DIR rather than write through it"
 
 # The same holds for standard input read from one of the run's files.
