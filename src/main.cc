@@ -202,6 +202,7 @@ keyshard::Status check_stdout_written() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  keyshard::guard_standard_streams();  // before anything opens a file
   // A closed pipe must show up as EPIPE from write(), not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGXFSZ, SIG_IGN);  // a file-size limit is a write error naming the file, not death

@@ -99,6 +99,9 @@ uint64_t known_input_size(const std::vector<std::string>& paths) {
 Status open_input(const std::string& path, std::unique_ptr<InputSource>& source) {
   const bool is_stdin = path == "-";
   const std::string name = is_stdin ? "<stdin>" : path;
+  if (is_stdin && standard_stream_was_closed(STDIN_FILENO)) {
+    return Status::error("cannot read: standard input is closed", name);
+  }
   FileDescriptor fd(is_stdin ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return Status::error("cannot open: " + errno_text(errno), name);
 

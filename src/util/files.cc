@@ -2,6 +2,7 @@
 
 #include "util/interrupt.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -53,6 +54,22 @@ long read_some(int fd, char* buffer, size_t size) {
     if (interrupt_signal() != 0) return -1;  // errno is EINTR: the run is being interrupted
   }
 }
+
+namespace {
+bool closed_at_start[3] = {false, false, false};
+}  // namespace
+
+void guard_standard_streams() {
+  for (int fd = 0; fd < 3; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    closed_at_start[fd] = true;
+    // open() takes the lowest free number: this one, as the lower ones are open by now.
+    const int null = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (null >= 0 && null != fd) ::close(null);
+  }
+}
+
+bool standard_stream_was_closed(int fd) { return fd >= 0 && fd < 3 && closed_at_start[fd]; }
 
 long read_input(int fd, char* buffer, size_t size) {
   const auto interrupted = [] {

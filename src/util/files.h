@@ -44,6 +44,12 @@ Status write_all(int fd, std::string_view data, const std::string& path,
 /// Reads up to `size` bytes, retrying on EINTR; returns bytes read, 0 at end, -1 on error.
 long read_some(int fd, char* buffer, size_t size);
 
+/// Puts /dev/null in place of standard input, output or error when the caller closed it
+/// (`keyshard ... <&-`), so that no file keyshard opens takes its number; remembers which were.
+void guard_standard_streams();
+/// Whether descriptor 0, 1 or 2 was closed when keyshard started.
+bool standard_stream_was_closed(int fd);
+
 /// read_some() for an input of the run: once SIGINT or SIGTERM is caught (see interrupt.h) it
 /// returns -1 with errno EINTR instead of waiting for more of a quiet pipe, however close
 /// before the read the signal came.

@@ -225,3 +225,24 @@ expect_eq "$STATUS" 2 "--hot-keys with -n 1"
 expect_contains "$ERR" "with -n 1 there is nothing to spread it over" \
   "--hot-keys with -n 1 says why"
 pass "limits, plurals and --hot-keys with -n 1"
+
+# Standard streams closed by the caller: no file keyshard opens takes their place (the input
+# "-" would read the run's own lock file, say), and reading or writing them is refused first.
+printf '{"id":"a"}\n' > one.ndjson
+run_status timeout 10 "$KEYSHARD" split -k id -n 2 -o closed-in - <&-
+expect_eq "$STATUS" 2 "the input - with standard input closed"
+expect_contains "$ERR" "standard input is closed; name the input files" "says so"
+[ ! -e closed-in ] || fail "the refused run created its DIR"
+set +e
+timeout 10 "$KEYSHARD" split -k id -n 2 -o - one.ndjson >&- 2> closed-out.err
+STATUS=$?
+set -e
+expect_eq "$STATUS" 2 "-o - with standard output closed"
+expect_contains "$(cat closed-out.err)" "-o -: standard output is closed" "says so"
+set +e
+timeout 10 "$KEYSHARD" split -q -k id -n 2 -o closed-ok one.ndjson <&- >&- 2>&-
+STATUS=$?
+set -e
+expect_eq "$STATUS" 0 "a run that needs none of them"
+expect_eq "$(cat closed-ok/part-*.ndjson)" '{"id":"a"}' "and writes its files"
+pass "closed standard streams"
