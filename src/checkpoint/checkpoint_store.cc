@@ -55,7 +55,9 @@ Status write_checkpoint(const std::string& dir, const Checkpoint& checkpoint) {
     (void)::unlink(temporary.c_str());  // the checkpoint in place stays the last one
     return status;
   };
-  FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
+  (void)::unlink(temporary.c_str());  // a leftover, or a link that must not be written through
+  FileDescriptor fd(
+      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666));
   if (!fd.valid()) return Status::error("cannot create: " + errno_text(errno), temporary);
   if (Status status = write_all(fd.get(), encode_checkpoint(checkpoint), temporary); !status) {
     return failed(status);
@@ -152,7 +154,10 @@ Status RunLock::acquire(const std::string& dir, bool inherited) {
 }
 
 Status RunLock::take(const std::string& path, const std::string& dir) {
-  fd_ = FileDescriptor(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+  fd_ = FileDescriptor(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666));
+  if (!fd_.valid() && errno == ELOOP) {
+    return Status::error("is a symbolic link, which keyshard's lock never is: remove it", path);
+  }
   if (!fd_.valid()) return Status::error("cannot open: " + errno_text(errno), path);
   if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
     const int error_number = errno;

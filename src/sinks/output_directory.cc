@@ -177,9 +177,12 @@ std::set<FileIdentity> input_identities(const RunConfig& config) {
   return inputs;
 }
 
-std::string normal_path(const std::string& path) {
+// A path with the links in its directory part resolved, the last component left as it is: two
+// spellings of one link ("out/part-0", "alias/part-0") compare equal.
+std::string link_path(const std::string& path) {
   std::error_code ignored;
-  return fs::absolute(path, ignored).lexically_normal().string();
+  const fs::path absolute = fs::absolute(path, ignored).lexically_normal();
+  return (fs::weakly_canonical(absolute.parent_path(), ignored) / absolute.filename()).string();
 }
 
 }  // namespace
@@ -201,12 +204,12 @@ std::set<std::string> links_force_replaces(const RunConfig& config) {
   }
   std::set<std::string> inputs;  // a link named as an input is read, so it stays
   for (const std::string& input : config.inputs) {
-    if (input != "-") inputs.insert(normal_path(input));
+    if (input != "-") inputs.insert(link_path(input));
   }
   for (const std::string& path : paths) {
     struct stat info {};
     if (::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode) &&
-        !inputs.contains(normal_path(path))) {
+        !inputs.contains(link_path(path))) {
       links.insert(path);
     }
   }
@@ -362,7 +365,9 @@ Status remove_earlier_reports(const RunConfig& config) {
 
 Status write_file_atomically(const std::string& path, std::string_view content) {
   const std::string temporary = path + ".tmp";
-  FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
+  (void)::unlink(temporary.c_str());  // a leftover, or a link that must not be written through
+  FileDescriptor fd(
+      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666));
   if (!fd.valid()) return Status::error("cannot create: " + errno_text(errno), temporary);
   Status status = write_all(fd.get(), content, temporary);
   if (status) status = fd.close(temporary);

@@ -104,6 +104,23 @@ run_status ks split -k user_id -n 2 -q --force -o linked linked/dead-letter.ndjs
 expect_eq "$STATUS" 2 "a link named as the input, at the dead-letter file's name"
 expect_contains "$ERR" "is both an input and an output" "refused as an input that is an output"
 [ -L linked/dead-letter.ndjson ] || fail "the refused run removed the link"
+ln -s linked linked-alias  # the same link, named through another spelling of DIR
+run_status ks split -k user_id -n 2 -q --force -o linked linked-alias/dead-letter.ndjson
+expect_eq "$STATUS" 2 "a link named as the input through another spelling of DIR"
+[ -L linked/dead-letter.ndjson ] || fail "the link named through another spelling was removed"
+# Temporary files and the lock are never written through either.
+printf 'keep\n' > victim.txt
+ln -s "$PWD/victim.txt" linked/keyshard-summary.json.tmp
+ln -s "$PWD/victim.txt" linked/.keyshard/checkpoint.json.tmp
+ks split -k user_id -n 2 -q --force -o linked events.ndjson
+expect_eq "$(cat victim.txt)" "keep" "the temporary files' link targets are untouched"
+[ ! -L linked/keyshard-summary.json ] || fail "the summary became a link"
+rm -f linked/.keyshard/lock && ln -s "$PWD/victim.txt" linked/.keyshard/lock
+run_status ks split -k user_id -n 2 -q --force -o linked events.ndjson
+expect_eq "$STATUS" 1 "a lock file that is a link"
+expect_contains "$ERR" "is a symbolic link, which keyshard's lock never is: remove it" "says so"
+expect_eq "$(cat victim.txt)" "keep" "the lock's link target is untouched"
+rm linked/.keyshard/lock
 pass "--force replaces a symbolic link in DIR rather than write through it"
 
 # The same holds for standard input read from one of the run's files.
