@@ -16,6 +16,7 @@
 #include "cli/run_report.h"
 #include "cli/split_config.h"
 #include "sinks/output_directory.h"
+#include "util/files.h"
 #include "util/interrupt.h"
 
 namespace keyshard {
@@ -126,6 +127,11 @@ Status run_split(const SplitOptions& given) {
   RunConfig config;
   if (Status status = make_run_config(options, config); !status) return status;
   options.threads = config.threads;  // recorded as resolved
+  if (standard_stream_was_closed(STDIN_FILENO) &&
+      std::find(config.inputs.begin(), config.inputs.end(), "-") != config.inputs.end()) {
+    return Status::error("standard input is closed; name the input files, or open it", {},
+                         kExitUsage);
+  }
 
   const std::string& dir = config.output_dir;
   RunLock lock;

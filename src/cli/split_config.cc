@@ -377,11 +377,6 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
   if (config.to_stdout && standard_stream_was_closed(STDOUT_FILENO)) {
     return usage("-o -: standard output is closed; give -o DIR, or open it");
   }
-  if (standard_stream_was_closed(STDIN_FILENO) &&
-      (config.inputs.empty() ||
-       std::find(config.inputs.begin(), config.inputs.end(), "-") != config.inputs.end())) {
-    return usage("standard input is closed; name the input files, or open it");
-  }
   config.output_dir = config.to_stdout ? std::string() : without_trailing_slashes(options.output);
   config.force = options.force;
   if (Status status = parse_compress(options.compress, config); !status) return status;

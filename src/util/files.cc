@@ -63,8 +63,11 @@ void guard_standard_streams() {
   for (int fd = 0; fd < 3; ++fd) {
     if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
     closed_at_start[fd] = true;
-    // open() takes the lowest free number: this one, as the lower ones are open by now.
-    const int null = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    // open() takes the lowest free number: this one, as the lower ones are open by now. Opened
+    // the other way round, so that reading standard input or writing standard output or error
+    // still fails (EBADF) as on the closed descriptor: a report or dead letter sent there is
+    // an error, not lost in /dev/null.
+    const int null = ::open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
     if (null >= 0 && null != fd) ::close(null);
   }
 }

@@ -46,6 +46,7 @@ long read_some(int fd, char* buffer, size_t size);
 
 /// Puts /dev/null in place of standard input, output or error when the caller closed it
 /// (`keyshard ... <&-`), so that no file keyshard opens takes its number; remembers which were.
+/// It is opened the other way round: reading or writing it fails as on a closed descriptor.
 void guard_standard_streams();
 /// Whether descriptor 0, 1 or 2 was closed when keyshard started.
 bool standard_stream_was_closed(int fd);

@@ -245,4 +245,9 @@ STATUS=$?
 set -e
 expect_eq "$STATUS" 0 "a run that needs none of them"
 expect_eq "$(cat closed-ok/part-*.ndjson)" '{"id":"a"}' "and writes its files"
+set +e
+"$KEYSHARD" stats -k id -n 2 one.ndjson >&- 2> closed-report.err
+STATUS=$?
+set -e
+expect_eq "$STATUS" 1 "a report to a closed standard output is an error, not lost"
 pass "closed standard streams"
