@@ -66,6 +66,25 @@ int64_t modified_ns(const struct stat& info) {
   return static_cast<int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
 }
 
+// What logrotate and the like add to a name: ".1", "-20261201", "-2026-12-01", "_3", each maybe
+// followed by a compressor's extension (".1.gz", "-20261201.zst").
+bool is_rotation_suffix(std::string_view suffix) {
+  if (suffix.size() < 2 || std::string_view(".-_").find(suffix[0]) == std::string_view::npos ||
+      suffix[1] < '0' || suffix[1] > '9') {
+    return false;
+  }
+  size_t end = 1;
+  while (end < suffix.size() && ((suffix[end] >= '0' && suffix[end] <= '9') ||
+                                 suffix[end] == '-' || suffix[end] == '_')) {
+    ++end;
+  }
+  const std::string_view rest = suffix.substr(end);
+  for (const std::string_view compressed : {"", ".gz", ".zst", ".xz", ".bz2", ".lz4", ".Z"}) {
+    if (rest == compressed) return true;
+  }
+  return false;
+}
+
 // The files beside `path` named like its rotations ("app.log.1", "app.log-20261201.gz") that
 // changed at or after `since` (ns) and are none of `known`, oldest change first.
 std::vector<std::string> unread_rotations(const std::string& path, int64_t since,
@@ -79,10 +98,7 @@ std::vector<std::string> unread_rotations(const std::string& path, int64_t since
     const dirent* entry = ::readdir(listing.get());
     if (entry == nullptr) break;
     const std::string name = entry->d_name;
-    if (name.size() <= base.size() || !name.starts_with(base) ||
-        std::string_view(".-_").find(name[base.size()]) == std::string_view::npos) {
-      continue;
-    }
+    if (!name.starts_with(base) || !is_rotation_suffix(name.substr(base.size()))) continue;
     const std::string rotated = dir == "." ? name : dir == "/" ? "/" + name : dir + "/" + name;
     struct stat info {};
     if (::stat(rotated.c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
@@ -265,9 +281,12 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     // Rotated: finish the old file first (before the new one, which follows it in time), if it
     // can be found, is still the same file and is not read already.
     const std::string old_path = find_inode(directory_of(path), position.device, position.inode);
-    if (claimed.contains(identity_recorded(position))) {
+    const bool read_already = claimed.contains(identity_recorded(position));
+    const bool old_found =
+        read_already || (!old_path.empty() && holds_position(old_path, position));
+    if (read_already) {
       // read already in this run
-    } else if (!old_path.empty() && holds_position(old_path, position)) {
+    } else if (old_found) {
       InputPosition old = position;
       old.path = old_path;
       plan.push_back(InputStart{old, false});
@@ -279,13 +298,14 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     }
     plan.push_back(fresh);
     claimed.emplace(*identity, path);
-    if (previous_written != 0) {
+    // (Only when the old file was found: one compressed away is also named like a rotation.)
+    if (previous_written != 0 && old_found) {
       std::set<FileIdentity> known(named.begin(), named.end());
       for (const InputPosition& earlier : recorded) known.insert(identity_recorded(earlier));
       for (const std::string& missed : unread_rotations(path, previous_written, known)) {
         warn(missed + ": changed since the last run and read by none; if " + path +
              " was rotated more than once since then, it holds lines of " + path +
-             " that are not read (name it in a run of its own to read them)");
+             " that no run reads");
       }
     }
   }
