@@ -1,18 +1,11 @@
 #include "pipeline/partition_owner.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 
 #include <algorithm>
+#include <cerrno>
 
-#include "sinks/child_process.h"
 #include "sinks/dead_letter.h"
-#include "sinks/exec_sink.h"
-#include "sinks/file_sink.h"
 #include "util/json_text.h"
 #include "util/stderr_lines.h"
 
@@ -29,35 +22,7 @@ std::string bad_line_where(const RunConfig& config, uint32_t input, uint64_t lin
   return fmt::format("{}:{}", config.input_names[input], line_number);
 }
 
-// Whether the end of an --exec output, `tail`, is text: UTF-8 without NUL bytes (a character
-// cut at either end of the window, or at the end by a crash, does not count against it).
-// Compressed or other binary output is not: 4 KiB of it is never valid UTF-8.
-bool looks_like_text(std::string_view tail) {
-  auto continuation = [](char byte) { return (static_cast<unsigned char>(byte) & 0xc0) == 0x80; };
-  for (int i = 0; i < 3 && !tail.empty() && continuation(tail.front()); ++i) tail.remove_prefix(1);
-  for (size_t back = 1; back <= 3 && back <= tail.size(); ++back) {
-    const auto byte = static_cast<unsigned char>(tail[tail.size() - back]);
-    if ((byte & 0xc0) == 0x80) continue;  // a continuation byte: look further back
-    const size_t length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    if (length > back) tail.remove_suffix(back);  // a character the crash cut short
-    break;
-  }
-  return tail.find('\0') == std::string_view::npos && is_valid_utf8(tail);
-}
-
 }  // namespace
-
-std::string partition_file_name(const RunConfig& config, uint32_t partition) {
-  std::string name = fmt::format(fmt::runtime(config.name_template),
-                                 fmt::arg("partition", partition),
-                                 fmt::arg("partitions", config.partitions));
-  if (config.zstd_level) name += ".zst";
-  return name;
-}
-
-std::string worker_file_name(const RunConfig& config, unsigned worker) {
-  return fmt::format("worker-{:05}.ndjson{}", worker, config.zstd_level ? ".zst" : "");
-}
 
 PartitionOwner::PartitionOwner(const RunConfig& config, unsigned index, unsigned count,
                                const Checkpoint* resume, std::vector<uint64_t> input_lines)
@@ -88,152 +53,6 @@ PartitionOwner::PartitionOwner(const RunConfig& config, unsigned index, unsigned
   flush_size_ = config.ordered_stdout() || (config.exec() && config.exec_per_worker)
                     ? kMaxFlush
                     : std::clamp(kOutputBudget / config.partitions, kMinFlush, kMaxFlush);
-}
-
-Status PartitionOwner::open_exec_output(const std::string& label, const std::string& file_name,
-                                        std::vector<std::pair<std::string, std::string>> env,
-                                        ExecCollector& collector) {
-  // The child's stdout: straight into its output file when nothing needs to pass through
-  // keyshard; else a pipe that the collector copies to stdout or compresses into the file.
-  FileDescriptor file;
-  std::unique_ptr<Sink> compressed;
-  const std::string path = config_.output_dir + "/" + file_name;
-  // A resumed run appends to what the children wrote before (at-least-once, see the man page).
-  const int mode = resume_ ? O_APPEND : O_TRUNC;
-  if (!config_.to_stdout) note_if_new(path);
-  if (!config_.to_stdout && !config_.zstd_level) {
-    file = FileDescriptor(::open(path.c_str(), O_RDWR | O_CREAT | mode | O_CLOEXEC, 0666));
-    if (!file.valid()) return Status::error("cannot create: " + errno_text(errno), path);
-    if (resume_ && !resume_->exec_settled) {
-      // A crash may have cut a child's input mid-line, and a child such as `cat` then ends its
-      // output within that line: the new child starts a new line. Output that is not text
-      // (gzip's, say) is left as it is, and so is every output after an orderly end.
-      struct stat info {};
-      std::string tail(4096, '\0');
-      const off_t size = ::fstat(file.get(), &info) == 0 ? info.st_size : 0;
-      const off_t from = std::max<off_t>(0, size - static_cast<off_t>(tail.size()));
-      const ssize_t got = size > 0 ? ::pread(file.get(), tail.data(), size - from, from) : 0;
-      tail.resize(got > 0 ? static_cast<size_t>(got) : 0);
-      if (!tail.empty() && tail.back() != '\n' && looks_like_text(tail)) {
-        if (Status status = write_all(file.get(), "\n", path); !status) return status;
-      }
-    }
-  } else if (!config_.to_stdout) {
-    std::unique_ptr<Sink> sink;
-    const Status status = resume_ ? open_append_sink(path, sink) : open_file_sink(path, sink);
-    if (!status) return status;
-    ZstdContext* context = collector.zstd_context(*config_.zstd_level);
-    if (resume_ == nullptr) {
-      if (Status status = start_zstd_stream(*sink, *context); !status) return status;
-    }
-    compressed = make_zstd_sink(std::move(sink), context);
-  }
-  env.emplace_back("KEYSHARD_PARTITIONS", std::to_string(config_.partitions));
-  env.emplace_back("KEYSHARD_HASH", std::string(hash_name(config_.hash)));
-  pid_t pid = 0;
-  ChildStreams streams;
-  if (Status status = spawn_shell(config_.exec_command, env, file.valid() ? file.get() : -1, pid,
-                                  streams);
-      !status) {
-    return Status::error(status.reason(), label);
-  }
-  if (config_.to_stdout) {
-    collector.add_stdout_to_stdout(std::move(streams.stdout_reader), label);
-  } else if (compressed) {
-    collector.add_stdout_to_sink(std::move(streams.stdout_reader), label, std::move(compressed));
-  }
-  collector.add_stderr(std::move(streams.stderr_reader), label);
-  outputs_.push_back(Output{std::make_unique<ExecSink>(label, config_.exec_command, pid,
-                                                       std::move(streams.stdin_writer),
-                                                       config_.allow_early_exit),
-                            {}});
-  return {};
-}
-
-Status PartitionOwner::open(ExecCollector* collector) {
-  if (config_.dry_run) return {};
-  if (config_.zstd_level && !config_.exec()) {
-    zstd_ = std::make_unique<ZstdContext>(*config_.zstd_level);
-  }
-  auto wrap = [this](std::unique_ptr<Sink> sink) {
-    return zstd_ ? make_zstd_sink(std::move(sink), zstd_.get()) : std::move(sink);
-  };
-  auto start = [this](Sink& sink) {  // (a resumed output has its first frame already)
-    return zstd_ && resume_ == nullptr ? start_zstd_stream(sink, *zstd_) : Status{};
-  };
-  if (config_.exec() && config_.exec_per_worker) {
-    const std::string label = "worker " + std::to_string(index_);
-    if (Status status = open_exec_output(
-            label, worker_file_name(config_, index_),
-            {{"KEYSHARD_WORKER", std::to_string(index_)},
-             {"KEYSHARD_WORKERS", std::to_string(count_)}},
-            *collector);
-        !status) {
-      return status;
-    }
-  } else if (config_.exec()) {
-    for (uint32_t p = index_; p < config_.partitions; p += count_) {
-      if (Status status = open_exec_output("partition " + std::to_string(p),
-                                           partition_file_name(config_, p),
-                                           {{"KEYSHARD_PARTITION", std::to_string(p)}}, *collector);
-          !status) {
-        return status;
-      }
-    }
-  } else if (config_.to_stdout) {
-    if (index_ == 0) {
-      std::unique_ptr<Sink> sink = make_stdout_sink();
-      if (Status status = start(*sink); !status) return status;
-      outputs_.push_back(Output{wrap(std::move(sink)), {}});
-    }
-  } else {
-    for (uint32_t p = index_; p < config_.partitions; p += count_) {
-      std::unique_ptr<Sink> sink;
-      if (Status status = open_partition_file(p, sink); !status) return status;
-      if (Status status = start(*sink); !status) return status;
-      outputs_.push_back(Output{wrap(std::move(sink)), {}});
-    }
-  }
-  for (Output& output : outputs_) output.buffer.reserve(flush_size_ + 4096);
-  if (writes_dead_letters() && config_.on_bad == BadLinePolicy::kDeadLetter) {
-    const std::string& path = config_.dead_letter_path;
-    Status status;
-    if (path.empty()) {
-      dead_letters_.sink = make_stderr_sink();
-    } else if (resume_ && config_.checkpoints) {
-      status = reopen_file_sink(path, resume_->dead_letter.value_or(OutputState{}),
-                                dead_letters_.sink);
-    } else {
-      note_if_new(path);
-      status = open_file_sink(path, dead_letters_.sink, config_.checkpoints);
-    }
-    if (!status) return status;
-  }
-  return {};
-}
-
-Status PartitionOwner::open_partition_file(uint32_t partition, std::unique_ptr<Sink>& sink) {
-  const std::string path = config_.output_dir + "/" + partition_file_name(config_, partition);
-  if (resume_ && tracks_outputs()) {
-    // A checkpoint records every partition; a zstd file is cut at a frame boundary.
-    return reopen_file_sink(path, resume_->outputs.at(partition), sink, config_.commit_sync);
-  }
-  note_if_new(path);
-  return open_file_sink(path, sink, tracks_outputs(), tracks_outputs() && config_.commit_sync);
-}
-
-void PartitionOwner::note_if_new(const std::string& path) {
-  struct stat info {};
-  if (resume_ == nullptr && ::lstat(path.c_str(), &info) != 0 && errno == ENOENT) {
-    created_.push_back(path);
-  }
-}
-
-void PartitionOwner::remove_created_files() {
-  outputs_.clear();  // closes the files (and the --exec children's input)
-  dead_letters_.sink.reset();
-  for (const std::string& path : created_) (void)::unlink(path.c_str());
-  created_.clear();
 }
 
 PartitionOwner::Output& PartitionOwner::output_of(uint32_t partition) {
