@@ -22,6 +22,11 @@ std::string directory_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// `name` in `dir`, as directory_of() gives it.
+std::string path_in(const std::string& dir, const std::string& name) {
+  return dir == "." ? name : dir == "/" ? "/" + name : dir + "/" + name;
+}
+
 // A file in `dir` with this device and inode (the rotated file, under its new name).
 std::string find_inode(const std::string& dir, uint64_t device, uint64_t inode) {
   std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(dir.c_str()), ::closedir);
@@ -29,7 +34,7 @@ std::string find_inode(const std::string& dir, uint64_t device, uint64_t inode) 
   while (const dirent* entry = ::readdir(listing.get())) {
     const std::string name = entry->d_name;
     if (name == "." || name == "..") continue;
-    const std::string path = dir == "." ? name : dir == "/" ? "/" + name : dir + "/" + name;
+    const std::string path = path_in(dir, name);
     struct stat info {};
     if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
         static_cast<uint64_t>(info.st_dev) == device &&
@@ -60,10 +65,6 @@ InputStart unread(const std::string& path, const std::optional<FileIdentity>& id
     start.position.tail_hash = nothing_read.tail_hash();
   }
   return start;
-}
-
-int64_t modified_ns(const struct stat& info) {
-  return static_cast<int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
 }
 
 // What logrotate and the like add to a name: ".1", "-20261201", "-2026-12-01", "_3", each maybe
@@ -99,7 +100,7 @@ std::vector<std::string> unread_rotations(const std::string& path, int64_t since
     if (entry == nullptr) break;
     const std::string name = entry->d_name;
     if (!name.starts_with(base) || !is_rotation_suffix(name.substr(base.size()))) continue;
-    const std::string rotated = dir == "." ? name : dir == "/" ? "/" + name : dir + "/" + name;
+    const std::string rotated = path_in(dir, name);
     struct stat info {};
     if (::stat(rotated.c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
         modified_ns(info) < since ||
@@ -115,6 +116,10 @@ std::vector<std::string> unread_rotations(const std::string& path, int64_t since
 }
 
 }  // namespace
+
+int64_t modified_ns(const struct stat& info) {
+  return static_cast<int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+}
 
 std::vector<InputStart> plan_first_incremental(
     const std::vector<std::string>& paths, const std::function<void(const std::string&)>& warn) {

@@ -8,6 +8,8 @@
 // and finished) while their names still lead to the same files.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -31,6 +33,9 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
 /// later run, a file named twice (another spelling, a link) is read once, with a warning.
 std::vector<InputStart> plan_first_incremental(
     const std::vector<std::string>& paths, const std::function<void(const std::string&)>& warn);
+
+/// A file's modification time, in nanoseconds since the epoch.
+int64_t modified_ns(const struct stat& info);
 
 /// Whether the regular file at `path` holds the bytes `position` fingerprints before its
 /// offset (plain files only; false for a compressed file or one too short).

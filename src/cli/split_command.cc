@@ -215,10 +215,7 @@ Status run_split(const SplitOptions& given) {
     }
     struct stat written {};
     const int64_t previous_written =
-        ::stat(checkpoint_path(dir).c_str(), &written) == 0
-            ? static_cast<int64_t>(written.st_mtim.tv_sec) * 1'000'000'000 +
-                  written.st_mtim.tv_nsec
-            : 0;
+        ::stat(checkpoint_path(dir).c_str(), &written) == 0 ? modified_ns(written) : 0;
     start.inputs = plan_incremental(previous, config.inputs, print_warning, previous_written);
     // The run's summary gives its own numbers: its heaviest keys are those of its own events.
     previous.stats.heavy_hitters = HeavyHitters(kHeavyHitterCounters);
