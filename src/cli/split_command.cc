@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "checkpoint/checkpoint_store.h"
@@ -166,12 +168,11 @@ Status run_split(const SplitOptions& given) {
                          "resume " + dir + "`, or start over with --force",
                          dir, kExitUsage);
   }
-  if (Status status = check_inputs_are_not_outputs(config); !status) return status;
-  if (Status status = check_dead_letter_is_apart(config); !status) return status;
+  const std::set<std::string> replaced = links_force_replaces(config);  // none without --force
+  if (Status status = check_inputs_are_not_outputs(config, replaced); !status) return status;
+  if (Status status = check_dead_letter_is_apart(config, replaced); !status) return status;
   if (Status status = prepare_outputs(config, continuing); !status) return status;
-  if (config.force && !config.to_stdout) {
-    if (Status status = unlink_symlinked_outputs(config); !status) return status;
-  }
+  if (Status status = unlink_symlinked_outputs(replaced); !status) return status;
   if (config.checkpoints && config.force) {
     // The earlier run's files this run does not write would pass for its output. Only the
     // files its checkpoint names are touched; a damaged checkpoint names none.

@@ -230,7 +230,8 @@ std::vector<std::string> output_file_names(const RunConfig& config) {
   return names;
 }
 
-Status check_inputs_are_not_outputs(const RunConfig& config) {
+Status check_inputs_are_not_outputs(const RunConfig& config,
+                                    const std::set<std::string>& replaced) {
   const std::map<FileIdentity, std::string> inputs = named_input_identities(config);
   if (inputs.empty()) return {};
   std::vector<std::string> paths;
@@ -240,7 +241,6 @@ Status check_inputs_are_not_outputs(const RunConfig& config) {
   if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
     paths.push_back(config.dead_letter_path);
   }
-  const std::set<std::string> replaced = links_force_replaces(config);
   for (const std::string& path : paths) {
     if (replaced.contains(path)) continue;  // a new file takes its place
     const auto identity = identity_of(path);
@@ -265,7 +265,8 @@ Status check_inputs_are_not_outputs(const RunConfig& config) {
   return {};
 }
 
-Status check_dead_letter_is_apart(const RunConfig& config) {
+Status check_dead_letter_is_apart(const RunConfig& config,
+                                  const std::set<std::string>& replaced) {
   if (config.to_stdout || config.on_bad != BadLinePolicy::kDeadLetter ||
       config.dead_letter_path.empty()) {
     return {};
@@ -273,7 +274,6 @@ Status check_dead_letter_is_apart(const RunConfig& config) {
   // Compared as paths (neither file may exist yet), with links in the existing part resolved;
   // and as files, for a hard link.
   // (A link that --force replaces is not followed: a new file takes its place.)
-  const std::set<std::string> replaced = links_force_replaces(config);
   const fs::path named = fs::absolute(config.dead_letter_path);
   std::error_code error;
   const fs::path dead = replaced.contains(config.dead_letter_path)
@@ -320,8 +320,8 @@ static Status remove_earlier_file(const std::string& path, const std::set<FileId
   return {};
 }
 
-Status unlink_symlinked_outputs(const RunConfig& config) {
-  for (const std::string& path : links_force_replaces(config)) {
+Status unlink_symlinked_outputs(const std::set<std::string>& links) {
+  for (const std::string& path : links) {
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
       return Status::error("cannot replace the symbolic link: " + errno_text(errno), path);
     }
