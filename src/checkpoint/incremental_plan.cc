@@ -67,23 +67,20 @@ InputStart unread(const std::string& path, const std::optional<FileIdentity>& id
   return start;
 }
 
-// What logrotate and the like add to a name: ".1", "-20261201", "-2026-12-01", "_3", each maybe
-// followed by a compressor's extension (".1.gz", "-20261201.zst").
+// What logrotate and the like add to a name: ".1", "-20261201", "-2026-12-01", "_3". A
+// compressor's extension after it (".1.gz", "-20261201.zst") does not count: a rotation that
+// compresses the file it moves makes the old file unfindable, and one that compresses later
+// (logrotate's delaycompress) compresses the rotation before the newest, a file some run
+// finished. So a compressed rotation is never the file in the middle of two rotations.
 bool is_rotation_suffix(std::string_view suffix) {
   if (suffix.size() < 2 || std::string_view(".-_").find(suffix[0]) == std::string_view::npos ||
       suffix[1] < '0' || suffix[1] > '9') {
     return false;
   }
-  size_t end = 1;
-  while (end < suffix.size() && ((suffix[end] >= '0' && suffix[end] <= '9') ||
-                                 suffix[end] == '-' || suffix[end] == '_')) {
-    ++end;
+  for (const char c : suffix.substr(1)) {
+    if ((c < '0' || c > '9') && c != '-' && c != '_') return false;
   }
-  const std::string_view rest = suffix.substr(end);
-  for (const std::string_view compressed : {"", ".gz", ".zst", ".xz", ".bz2", ".lz4", ".Z"}) {
-    if (rest == compressed) return true;
-  }
-  return false;
+  return true;
 }
 
 // The files beside `path` named like its rotations ("app.log.1", "app.log-20261201.gz") that

@@ -490,6 +490,30 @@ expect_same_file got.sorted read.sorted "the rotated file is finished and the ne
 cd "$WORK"
 pass "a file rotated in and out between two runs is named in a warning"
 
+# logrotate's compress + delaycompress: each rotation compresses the rotation before the newest,
+# a file some run finished. A new compressed file is no file in the middle: no warning.
+mkdir -p delayed && cd delayed
+numbered 0 100 > app.log
+run_status ks split -q --incremental -k user_id -n 2 -o out app.log
+expect_eq "$STATUS" 0 "the first run: $ERR"
+sleep 0.05
+numbered 100 150 >> app.log
+mv app.log app.log.1 && numbered 150 200 > app.log
+run_status ks split -q --incremental -k user_id -n 2 -o out app.log
+expect_eq "$STATUS" 0 "the run after the first rotation: $ERR"
+expect_eq "$ERR" "" "no warning after one rotation"
+sleep 0.05
+numbered 200 250 >> app.log
+gzip -c app.log.1 > app.log.2.gz && rm app.log.1
+mv app.log app.log.1 && numbered 250 300 > app.log
+run_status ks split -q --incremental -k user_id -n 2 -o out app.log
+expect_eq "$STATUS" 0 "the run after the second rotation: $ERR"
+expect_eq "$ERR" "" "no warning: the compressed rotation holds lines already read"
+expect_eq "$(cat out/part-*.ndjson | sort | uniq | wc -l)" 300 "every line"
+expect_eq "$(cat out/part-*.ndjson | wc -l)" 300 "each once"
+cd "$WORK"
+pass "logrotate delaycompress: the compressed rotation is not named"
+
 # A run killed before its first checkpoint leaves its outputs holding nothing: the next run
 # (a cron job's next --incremental run) starts there without --force.
 mkdir -p early/out/.keyshard && cd early
