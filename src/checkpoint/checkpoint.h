@@ -45,6 +45,8 @@ struct Checkpoint {
   bool exec_settled = false;  // --exec: written with no child mid-stream (the run's start or
                               // end), so each child's output ends where the child ended it
   std::string working_directory;  // where the run started: its relative paths are from there
+  int64_t inputs_seen_ns = 0;     // when the run looked at its inputs (file-time clock, ns since
+                                  // the epoch); 0 in checkpoints that do not record it
   std::vector<InputPosition> inputs;  // in order; inputs before `current` are finished
   uint32_t current = 0;
   uint32_t carried = 0;  // --incremental: the first inputs were only carried over, not read

@@ -4,7 +4,9 @@
 #include <simdjson.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <charconv>
+#include <limits>
 
 #include "util/json_text.h"
 
@@ -162,6 +164,7 @@ std::string encode_checkpoint(const Checkpoint& c) {
                  c.exec_settled);
   out += "  ";
   append_json_bytes_member(out, "working_directory", c.working_directory, ": ");
+  if (c.inputs_seen_ns != 0) fmt::format_to(it, ",\n  \"inputs_seen_ns\": {}", c.inputs_seen_ns);
   out += ",\n  \"options\": " + c.options + ",\n";
   fmt::format_to(it, "  \"current\": {},\n  \"carried\": {},\n  \"inputs\": [", c.current,
                  c.carried);
@@ -276,6 +279,12 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
   // Optional: without it (an older checkpoint), resume stays where it is started.
   if (r.ok() && (r.has(top, "working_directory") || r.has(top, "working_directory_base64"))) {
     c.working_directory = r.bytes(top, "working_directory");
+  }
+  // Optional: without it (an older checkpoint), the checkpoint's own time stands in for it.
+  if (r.ok() && r.has(top, "inputs_seen_ns")) {
+    const uint64_t seen = r.number(top, "inputs_seen_ns");
+    c.inputs_seen_ns = static_cast<int64_t>(
+        std::min<uint64_t>(seen, std::numeric_limits<int64_t>::max()));
   }
   if (r.ok()) {
     const dom::object options = r.object(r.member(top, "options"), "options");

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -118,6 +119,12 @@ int64_t modified_ns(const struct stat& info) {
   return static_cast<int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
 }
 
+int64_t file_clock_ns() {
+  timespec now {};
+  ::clock_gettime(CLOCK_REALTIME_COARSE, &now);  // the clock the kernel stamps files with
+  return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
 std::vector<InputStart> plan_first_incremental(
     const std::vector<std::string>& paths, const std::function<void(const std::string&)>& warn) {
   std::vector<InputStart> plan;
@@ -149,7 +156,7 @@ bool holds_position(const std::string& path, const InputPosition& position) {
 std::vector<InputStart> plan_incremental(const Checkpoint& previous,
                                          const std::vector<std::string>& paths,
                                          const std::function<void(const std::string&)>& warn,
-                                         int64_t previous_written) {
+                                         int64_t previous_seen) {
   namespace fs = std::filesystem;
   std::error_code error;
   const fs::path here = fs::current_path(error);
@@ -301,10 +308,10 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     plan.push_back(fresh);
     claimed.emplace(*identity, path);
     // (Only when the old file was found: one compressed away is also named like a rotation.)
-    if (previous_written != 0 && old_found) {
+    if (previous_seen != 0 && old_found) {
       std::set<FileIdentity> known(named.begin(), named.end());
       for (const InputPosition& earlier : recorded) known.insert(identity_recorded(earlier));
-      for (const std::string& missed : unread_rotations(path, previous_written, known)) {
+      for (const std::string& missed : unread_rotations(path, previous_seen, known)) {
         warn(missed + ": changed since the last run and read by none; if " + path +
              " was rotated more than once since then, it holds lines of " + path +
              " that no run reads");

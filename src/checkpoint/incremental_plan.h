@@ -20,14 +20,14 @@
 
 namespace keyshard {
 
-/// `previous_written`: when the last run's checkpoint was written (0: unknown). A rotated
-/// file whose directory holds files named like its rotations and changed since then, none of
-/// them read by any run, gets a warning naming them: rotated twice between two runs, the file
-/// in the middle was never the one at the path when a run looked.
+/// `previous_seen`: when the last run looked at its inputs (file_clock_ns() then; 0:
+/// unknown). A rotated file whose directory holds files named like its rotations and changed
+/// since then, none of them read by any run, gets a warning naming them: rotated twice since,
+/// the file in the middle was never the one at the path when a run looked.
 std::vector<InputStart> plan_incremental(const Checkpoint& previous,
                                          const std::vector<std::string>& paths,
                                          const std::function<void(const std::string&)>& warn,
-                                         int64_t previous_written = 0);
+                                         int64_t previous_seen = 0);
 
 /// The inputs of a first --incremental run (no checkpoint yet): each from 0, and, as in every
 /// later run, a file named twice (another spelling, a link) is read once, with a warning.
@@ -36,6 +36,10 @@ std::vector<InputStart> plan_first_incremental(
 
 /// A file's modification time, in nanoseconds since the epoch.
 int64_t modified_ns(const struct stat& info);
+
+/// Now, on the clock that file times are taken from (never ahead of a later file time), in
+/// nanoseconds since the epoch.
+int64_t file_clock_ns();
 
 /// Whether the regular file at `path` holds the bytes `position` fingerprints before its
 /// offset (plain files only; false for a compressed file or one too short).

@@ -136,6 +136,7 @@ Status run_resume(const ResumeOptions& o) {
   config.carried_inputs = checkpoint.carried;  // neither read nor shown
   RunStart start;
   start.options = checkpoint.options;
+  start.inputs_seen_ns = checkpoint.inputs_seen_ns;  // the run goes on with the inputs it saw
   start.resume = &checkpoint;
   for (uint32_t i = 0; i < checkpoint.inputs.size(); ++i) {
     InputStart input{checkpoint.inputs[i], config.incremental};

@@ -187,6 +187,7 @@ Status run_split(const SplitOptions& given) {
 
   RunStart start;
   start.options = record_options(options);
+  start.inputs_seen_ns = file_clock_ns();  // (before the inputs are looked at)
   if (continuing) {
     if (Status status = load_checkpoint(dir, previous); !status) return status;
     SplitOptions before;
@@ -214,10 +215,13 @@ Status run_split(const SplitOptions& given) {
     if (Status status = check_checkpoint_fits(previous, config, checkpoint_path(dir)); !status) {
       return status;
     }
+    // (An older checkpoint does not record it: the time it was written stands in.)
     struct stat written {};
-    const int64_t previous_written =
-        ::stat(checkpoint_path(dir).c_str(), &written) == 0 ? modified_ns(written) : 0;
-    start.inputs = plan_incremental(previous, config.inputs, print_warning, previous_written);
+    const int64_t previous_seen =
+        previous.inputs_seen_ns != 0 ? previous.inputs_seen_ns
+        : ::stat(checkpoint_path(dir).c_str(), &written) == 0 ? modified_ns(written)
+                                                               : 0;
+    start.inputs = plan_incremental(previous, config.inputs, print_warning, previous_seen);
     // The run's summary gives its own numbers: its heaviest keys are those of its own events.
     previous.stats.heavy_hitters = HeavyHitters(kHeavyHitterCounters);
     previous.stats.hot_key_decisions = previous.salt.decisions;  // their events so far

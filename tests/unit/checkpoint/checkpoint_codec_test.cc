@@ -20,6 +20,7 @@ Checkpoint sample() {
   c.complete = false;
   c.incremental = true;
   c.working_directory = std::string("/srv/jobs \xff", 11);
+  c.inputs_seen_ns = 1'796'083'200'123'456'789;  // 2026-12-01
   c.inputs.push_back(InputPosition{"logs/a.ndjson", 2049, 123456, 99999, false, 4096, 17,
                                    0x0123456789abcdefull, 0xfedcba9876543210ull});
   c.inputs.push_back(InputPosition{std::string("odd\xff name.zst", 13), 0, 0, 0, true, 0, 0,
@@ -79,6 +80,7 @@ TEST_CASE("a checkpoint survives its text form exactly") {
   CHECK(decoded.exec_settled);
   CHECK_FALSE(decoded.complete);
   CHECK(decoded.working_directory == original.working_directory);  // not UTF-8: base64
+  CHECK(decoded.inputs_seen_ns == 1'796'083'200'123'456'789);
   CHECK(decoded.stats.heavy_hitters.total() == 30);
   const auto top = decoded.stats.heavy_hitters.top(10);
   REQUIRE(top.size() == 3);
@@ -103,6 +105,7 @@ TEST_CASE("a run without a dead-letter file, salting or inputs' history round-tr
   REQUIRE(decode_checkpoint(encode_checkpoint(c), "cp", decoded).ok());
   check_equal(c, decoded);
   CHECK_FALSE(decoded.dead_letter.has_value());
+  CHECK(decoded.inputs_seen_ns == 0);  // not recorded: the checkpoint's own time stands in
 }
 
 TEST_CASE("every truncation of a checkpoint is refused") {
