@@ -28,24 +28,6 @@ std::string path_in(const std::string& dir, const std::string& name) {
   return dir == "." ? name : dir == "/" ? "/" + name : dir + "/" + name;
 }
 
-// A file in `dir` with this device and inode (the rotated file, under its new name).
-std::string find_inode(const std::string& dir, uint64_t device, uint64_t inode) {
-  std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(dir.c_str()), ::closedir);
-  if (!listing) return {};
-  while (const dirent* entry = ::readdir(listing.get())) {
-    const std::string name = entry->d_name;
-    if (name == "." || name == "..") continue;
-    const std::string path = path_in(dir, name);
-    struct stat info {};
-    if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
-        static_cast<uint64_t>(info.st_dev) == device &&
-        static_cast<uint64_t>(info.st_ino) == inode) {
-      return path;
-    }
-  }
-  return {};
-}
-
 using FileIdentity = std::pair<uint64_t, uint64_t>;  // device, inode
 
 std::optional<FileIdentity> identity_of(const std::string& path) {
@@ -84,34 +66,78 @@ bool is_rotation_suffix(std::string_view suffix) {
   return true;
 }
 
-// The files beside `path` named like its rotations ("app.log.1", "app.log-20261201.gz") that
-// changed at or after `since` (ns) and are none of `known`, oldest change first.
-std::vector<std::string> unread_rotations(const std::string& path, int64_t since,
-                                          const std::set<FileIdentity>& known) {
-  const std::string dir = directory_of(path);
-  const size_t slash = path.rfind('/');
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  std::vector<std::pair<int64_t, std::string>> found;
-  std::unique_ptr<DIR, int (*)(DIR*)> listing(::opendir(dir.c_str()), ::closedir);
-  while (listing && !base.empty()) {
-    const dirent* entry = ::readdir(listing.get());
-    if (entry == nullptr) break;
-    const std::string name = entry->d_name;
-    if (!name.starts_with(base) || !is_rotation_suffix(name.substr(base.size()))) continue;
-    const std::string rotated = path_in(dir, name);
-    struct stat info {};
-    if (::stat(rotated.c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
-        modified_ns(info) < since ||
-        known.contains({static_cast<uint64_t>(info.st_dev), static_cast<uint64_t>(info.st_ino)})) {
-      continue;
-    }
-    found.emplace_back(modified_ns(info), rotated);
+// The regular files of the directories looked in, each directory read once however many
+// rotated files are looked for in it.
+class DirectoryFiles {
+ public:
+  // A file in `dir` with this device and inode (the rotated file, under its new name); "" if
+  // there is none.
+  std::string find(const std::string& dir, uint64_t device, uint64_t inode) {
+    const Listing& listing = list(dir);
+    const auto file = listing.by_identity.find(FileIdentity{device, inode});
+    return file == listing.by_identity.end() ? std::string() : path_in(dir, file->second->name);
   }
-  std::sort(found.begin(), found.end());
-  std::vector<std::string> names;
-  for (auto& [when, name] : found) names.push_back(std::move(name));
-  return names;
-}
+
+  // The files beside `path` named like its rotations ("app.log.1", "app.log-20261201") that
+  // changed at or after `since` (ns) and are none of `known`, oldest change first.
+  std::vector<std::string> unread_rotations(const std::string& path, int64_t since,
+                                            const std::set<FileIdentity>& known) {
+    const std::string dir = directory_of(path);
+    const size_t slash = path.rfind('/');
+    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    std::vector<std::pair<int64_t, std::string>> found;
+    const std::vector<File>& files = list(dir).files;  // by name: those starting with `base`
+    auto file = std::lower_bound(files.begin(), files.end(), base,
+                                 [](const File& f, const std::string& b) { return f.name < b; });
+    for (; !base.empty() && file != files.end() && file->name.starts_with(base); ++file) {
+      if (is_rotation_suffix(std::string_view(file->name).substr(base.size())) &&
+          file->modified >= since && !known.contains(file->identity)) {
+        found.emplace_back(file->modified, path_in(dir, file->name));
+      }
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> names;
+    for (auto& [when, name] : found) names.push_back(std::move(name));
+    return names;
+  }
+
+ private:
+  struct File {
+    std::string name;
+    FileIdentity identity;
+    int64_t modified;
+  };
+  struct Listing {
+    std::vector<File> files;                           // by name
+    std::map<FileIdentity, const File*> by_identity;  // (of hard links, the first by name)
+  };
+
+  const Listing& list(const std::string& dir) {
+    const auto [entry, added] = listings_.try_emplace(dir);
+    Listing& listing = entry->second;
+    if (!added) return listing;
+    std::unique_ptr<DIR, int (*)(DIR*)> directory(::opendir(dir.c_str()), ::closedir);
+    while (directory) {
+      const dirent* found = ::readdir(directory.get());
+      if (found == nullptr) break;
+      const std::string name = found->d_name;
+      struct stat info {};
+      if (name != "." && name != ".." && ::stat(path_in(dir, name).c_str(), &info) == 0 &&
+          S_ISREG(info.st_mode)) {
+        listing.files.push_back(File{name,
+                                     {static_cast<uint64_t>(info.st_dev),
+                                      static_cast<uint64_t>(info.st_ino)},
+                                     modified_ns(info)});
+      }
+    }
+    std::sort(listing.files.begin(), listing.files.end(),
+              [](const File& a, const File& b) { return a.name < b.name; });
+    for (const File& file : listing.files) listing.by_identity.emplace(file.identity, &file);
+    return listing;
+  }
+
+  std::map<std::string, Listing> listings_;
+};
 
 }  // namespace
 
@@ -170,9 +196,10 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     }
   }
   // Names compare as absolute, normalised paths ("./a.log" is "a.log").
-  auto name_of = [](const std::string& path) {
-    std::error_code ignored;
-    return path == "-" ? path : fs::absolute(path, ignored).lexically_normal().string();
+  auto name_of = [&here, here_known = !error](const std::string& path) {
+    if (path == "-") return path;
+    const fs::path absolute = path.starts_with('/') || !here_known ? fs::path(path) : here / path;
+    return absolute.lexically_normal().string();
   };
   std::set<FileIdentity> named;
   std::set<std::string> named_names;
@@ -183,6 +210,17 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
   auto identity_recorded = [](const InputPosition& position) {
     return FileIdentity{position.device, position.inode};
   };
+  // The recorded positions by file and by name, each list in recorded order.
+  std::vector<std::string> recorded_names;
+  std::map<FileIdentity, std::vector<size_t>> recorded_by_file;
+  std::map<std::string, std::vector<size_t>> recorded_by_name;
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    recorded_names.push_back(name_of(recorded[i].path));
+    recorded_by_name[recorded_names[i]].push_back(i);
+    if (recorded[i].device != 0) recorded_by_file[identity_recorded(recorded[i])].push_back(i);
+  }
+  DirectoryFiles directories;
+  std::set<FileIdentity> known;  // the files named, and those any run read
 
   // A file is read once, whatever names it goes by ("app.log", "./app.log", a rotated name);
   // a recorded position is taken up once.
@@ -200,7 +238,7 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
   if (!previous.complete) {
     for (size_t i = previous.current; i < recorded.size(); ++i) {
       const InputPosition& position = recorded[i];
-      if (named_names.contains(name_of(position.path)) ||
+      if (named_names.contains(recorded_names[i]) ||
           (position.device != 0 && named.contains(identity_recorded(position)))) {
         continue;
       }
@@ -209,7 +247,7 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
       bool found = (position.device == 0 || identity_of(at.path) == identity_recorded(position)) &&
                    holds_position(at.path, at);
       if (!found && position.device != 0) {
-        at.path = find_inode(directory_of(position.path), position.device, position.inode);
+        at.path = directories.find(directory_of(position.path), position.device, position.inode);
         if (at.path.empty()) {
           warn(position.path + ": the last run stopped while finishing this rotated file, which "
                                "is not in its directory any more; its lines after byte " +
@@ -233,17 +271,19 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
       continue;
     }
     // The position of this very file (renamed or not); else the one recorded under this name.
-    std::optional<size_t> found;
-    for (size_t i = 0; identity && i < recorded.size(); ++i) {
-      if (!taken[i] && recorded[i].device != 0 && identity_recorded(recorded[i]) == *identity) {
-        found = i;
+    // (The last one recorded that is not taken up yet.)
+    const auto last_untaken = [&taken](const auto& index, const auto& key) {
+      std::optional<size_t> last;
+      if (const auto entry = index.find(key); entry != index.end()) {
+        for (const size_t i : entry->second) {
+          if (!taken[i]) last = i;
+        }
       }
-    }
-    std::optional<size_t> by_name;
-    const std::string name = name_of(path);
-    for (size_t i = 0; i < recorded.size(); ++i) {
-      if (!taken[i] && name_of(recorded[i].path) == name) by_name = i;
-    }
+      return last;
+    };
+    std::optional<size_t> found;
+    if (identity) found = last_untaken(recorded_by_file, *identity);
+    std::optional<size_t> by_name = last_untaken(recorded_by_name, name_of(path));
     // The file system may give a new file the inode of a deleted one (logrotate's `mv app.log
     // app.log.1` deletes the old app.log.1): a file whose bytes are not the ones recorded for
     // its inode is the new file at this name, rotated in after the one recorded under it. So is
@@ -254,7 +294,7 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
       const InputPosition& named_here = recorded[*by_name];
       if (!holds_position(path, by_inode) ||
           (by_inode.offset == 0 && named_here.device != 0 &&
-           !find_inode(directory_of(path), named_here.device, named_here.inode).empty())) {
+           !directories.find(directory_of(path), named_here.device, named_here.inode).empty())) {
         found = by_name;
       }
     }
@@ -289,7 +329,7 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     }
     // Rotated: finish the old file first (before the new one, which follows it in time), if it
     // can be found, is still the same file and is not read already.
-    const std::string old_path = find_inode(directory_of(path), position.device, position.inode);
+    const std::string old_path = directories.find(directory_of(path), position.device, position.inode);
     const bool read_already = claimed.contains(identity_recorded(position));
     const bool old_found =
         read_already || (!old_path.empty() && holds_position(old_path, position));
@@ -309,9 +349,11 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     claimed.emplace(*identity, path);
     // (Only when the old file was found: one compressed away is also named like a rotation.)
     if (previous_seen != 0 && old_found) {
-      std::set<FileIdentity> known(named.begin(), named.end());
-      for (const InputPosition& earlier : recorded) known.insert(identity_recorded(earlier));
-      for (const std::string& missed : unread_rotations(path, previous_seen, known)) {
+      if (known.empty()) {
+        known.insert(named.begin(), named.end());
+        for (const InputPosition& earlier : recorded) known.insert(identity_recorded(earlier));
+      }
+      for (const std::string& missed : directories.unread_rotations(path, previous_seen, known)) {
         warn(missed + ": changed since the last run and read by none; if " + path +
              " was rotated more than once since then, it holds lines of " + path +
              " that no run reads");
@@ -323,23 +365,20 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
   // names them again: while their name leads to the same file, or while the file, rotated away
   // under another name, is in the same directory (a later run names it, finds it rotated, and
   // finishes it). A file that is gone is forgotten.
+  std::set<std::string> planned_names;
+  for (const std::vector<InputStart>* starts : {&plan, &front}) {
+    for (const InputStart& start : *starts) planned_names.insert(name_of(start.position.path));
+  }
   for (size_t i = 0; i < recorded.size(); ++i) {
     const InputPosition& position = recorded[i];
     if (taken[i] || position.path == "-" || position.device == 0) continue;
     const FileIdentity file = identity_recorded(position);
     if (claimed.contains(file)) continue;
     if (identity_of(position.path) != file &&
-        find_inode(directory_of(position.path), position.device, position.inode).empty()) {
+        directories.find(directory_of(position.path), position.device, position.inode).empty()) {
       continue;
     }
-    const std::string name = name_of(position.path);
-    const auto same_name = [&](const InputStart& start) {
-      return name_of(start.position.path) == name;
-    };
-    if (std::any_of(plan.begin(), plan.end(), same_name) ||
-        std::any_of(front.begin(), front.end(), same_name)) {
-      continue;
-    }
+    if (!planned_names.insert(recorded_names[i]).second) continue;
     InputStart kept{position, true};
     kept.finished = true;
     kept.carried = true;

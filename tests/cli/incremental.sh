@@ -596,3 +596,40 @@ ks split -q -k user_id -n 8 --hot-keys auto -o hot-once hot-all.ndjson
 expect_eq "$((first + second))" "$(hot_salted hot-once)" "salted events: the two runs' add up to one run's"
 [ "$second" -lt "$(hot_salted hot-once)" ] || fail "the second run counts the first run's salted events"
 pass "an --incremental run's salted events are its own"
+
+# A cron job over thousands of files: each run names them all again, some rotated, some new, the
+# files of earlier runs not named kept. Every line once.
+mkdir -p thousands/logs && cd thousands
+python3 - <<'PY'
+for i in range(3000):
+    with open(f"logs/f{i:04d}.log", "w") as f:
+        f.write("".join('{"user_id":"u%d","n":%d}\n' % (i % 13, i * 10 + j) for j in range(3)))
+PY
+run_status ks split -q --incremental -k user_id -n 4 -o out logs/f*.log
+expect_eq "$STATUS" 0 "the first run: $ERR"
+python3 - <<'PY'
+import os
+for i in range(3000):
+    path = f"logs/f{i:04d}.log"
+    if i % 3 == 0:  # rotated, with lines appended before the rotation
+        with open(path, "a") as f:
+            f.write('{"user_id":"u%d","n":%d}\n' % (i % 13, i * 10 + 3))
+        os.rename(path, path + ".1")
+        with open(path, "w") as f:
+            f.write('{"user_id":"u%d","n":%d}\n' % (i % 13, i * 10 + 4))
+    elif i % 3 == 1:  # grown
+        with open(path, "a") as f:
+            f.write('{"user_id":"u%d","n":%d}\n' % (i % 13, i * 10 + 5))
+for i in range(3000, 4000):  # new
+    with open(f"logs/g{i:04d}.log", "w") as f:
+        f.write('{"user_id":"u%d","n":%d}\n' % (i % 13, i * 10))
+PY
+run_status ks split -q --incremental -k user_id -n 4 -o out logs/f*[02468].log logs/f*[13579].log \
+  logs/g*.log
+expect_eq "$STATUS" 0 "the second run: $ERR"
+expect_eq "$ERR" "" "no warning"
+cat logs/* | sort > all.sorted
+cat out/part-*.ndjson | sort > got.sorted
+expect_same_file got.sorted all.sorted "every line of 7,000 files once"
+cd "$WORK"
+pass "thousands of files, rotated, grown, new: every line once"
