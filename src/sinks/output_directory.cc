@@ -241,6 +241,17 @@ Status check_inputs_are_not_outputs(const RunConfig& config,
   if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
     paths.push_back(config.dead_letter_path);
   }
+  if (!config.to_stdout) {
+    // And the files the run replaces or removes as it goes: the summary's temporary file, and
+    // whatever DIR/.keyshard holds (the checkpoint, its temporary file, the lock).
+    paths.push_back(config.output_dir + "/" + kSummaryFileName + ".tmp");
+    const std::string state = config.output_dir + "/" + kStateDirName;
+    std::error_code error;
+    for (fs::directory_iterator entry(state, error), end; !error && entry != end;
+         entry.increment(error)) {
+      paths.push_back(entry->path().string());
+    }
+  }
   for (const std::string& path : paths) {
     if (replaced.contains(path)) continue;  // a new file takes its place
     const auto identity = identity_of(path);
@@ -289,13 +300,16 @@ Status check_dead_letter_is_apart(const RunConfig& config,
   const auto dead_identity = replaced.contains(config.dead_letter_path)
                                  ? std::nullopt
                                  : identity_of(config.dead_letter_path);
-  for (const std::string& name : output_file_names(config)) {
+  std::vector<std::string> names = output_file_names(config);
+  names.push_back(std::string(kSummaryFileName) + ".tmp");  // renamed over the summary
+  for (const std::string& name : names) {
     const bool same_path = dead == dir / name;
     const std::string path = config.output_dir + "/" + name;
     const auto identity = replaced.contains(path) ? std::nullopt : identity_of(path);
     if (same_path || (identity && dead_identity && *identity == *dead_identity)) {
-      return refuse(name == kSummaryFileName ? "the run's summary file"
-                                             : "one of the run's own output files");
+      return refuse(name == kSummaryFileName         ? "the run's summary file"
+                    : name.starts_with(kSummaryFileName) ? "the temporary file of its summary"
+                                                         : "one of the run's own output files");
     }
   }
   const fs::path state = dir / kStateDirName;

@@ -54,6 +54,17 @@ expect_eq "$STATUS" 2 "an input that is also the dead-letter file"
 expect_contains "$ERR" "events.ndjson: is both an input and an output" "names the dead-letter file"
 expect_eq "$(cat events.ndjson | wc -l)" "$(cat reference/part-* reference/dead-letter.ndjson | wc -l)" \
   "the input is untouched"
+# Nor is an input one of the files the run replaces as it goes: the summary's temporary file,
+# or a file in DIR/.keyshard.
+ks split -k user_id -n 4 -q -o temporary events.ndjson
+head -n 50 events.ndjson > few-events.ndjson
+for name in keyshard-summary.json.tmp .keyshard/checkpoint.json.tmp .keyshard/checkpoint.json; do
+  cp few-events.ndjson "temporary/$name"
+  run_status ks split -k user_id -n 4 -q --force -o temporary "temporary/$name"
+  expect_eq "$STATUS" 2 "an input at DIR/$name"
+  expect_contains "$ERR" "temporary/$name: is both an input and an output" "the message ($name)"
+  expect_same_file "temporary/$name" few-events.ndjson "the input at DIR/$name is untouched"
+done
 pass "--force removes the earlier run's partition files it does not write"
 
 # ... and its summary and dead letters: a --force run that fails leaves no summary that reads
@@ -149,7 +160,7 @@ pass "standard output that is an input is refused"
 # The dead-letter file may not be one of the files the run keeps in DIR.
 printf '{"k":"x"}\n{"k":"y"}\nnot json\n' > few.ndjson
 for dead in apart/part-00000.ndjson apart/../apart/keyshard-summary.json \
-  apart/.keyshard/checkpoint.json; do
+  apart/keyshard-summary.json.tmp apart/.keyshard/checkpoint.json; do
   rm -rf apart
   run_status ks split -q -k k -n 2 --dead-letter "$dead" -o apart few.ndjson
   expect_eq "$STATUS" 2 "--dead-letter $dead"
