@@ -397,6 +397,17 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
   } else if (!config.to_stdout) {
     config.dead_letter_path = config.output_dir + "/" + kDeadLetterFileName;
   }
+  // With -o DIR the dead-letter file is one of the run's outputs: synced, its size checkpointed
+  // and cut back to it on resume. A device or pipe can be none of that.
+  if (struct stat info {}; !config.to_stdout && config.on_bad == BadLinePolicy::kDeadLetter &&
+                           !options.dead_letter.empty() &&
+                           ::stat(options.dead_letter.c_str(), &info) == 0 &&
+                           !S_ISREG(info.st_mode)) {
+    return usage("--dead-letter \"" + options.dead_letter + "\" is " +
+                 (S_ISDIR(info.st_mode) ? "a directory" : "not a regular file") +
+                 "; with -o DIR it is kept like the outputs (synced, and cut back on resume), so "
+                 "name a regular file (to drop bad lines: --on-bad skip)");
+  }
   config.quiet = options.quiet;
   config.verbose = options.verbose;
 

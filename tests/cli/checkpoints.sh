@@ -173,7 +173,16 @@ rm -rf apart
 ks split -q -k k -n 2 --dead-letter apart/bad.ndjson -o apart few.ndjson
 expect_eq "$(cat apart/part-* | wc -l) $(wc -l < apart/bad.ndjson)" "2 1" \
   "a dead-letter file of its own inside DIR"
-pass "--dead-letter naming one of the run's own files is refused"
+for dead in /dev/null "$PWD"; do  # kept like an output: synced, checkpointed, cut back on resume
+  rm -rf apart
+  run_status ks split -q -k k -n 2 --dead-letter "$dead" -o apart few.ndjson
+  expect_eq "$STATUS" 2 "--dead-letter $dead with -o DIR"
+  expect_contains "$ERR" "--dead-letter \"$dead\" is" "--dead-letter $dead: why"
+  [ ! -e apart ] || fail "--dead-letter $dead: DIR made"
+done
+expect_eq "$("$KEYSHARD" split -q -k k -n 2 --dead-letter /dev/null -o - few.ndjson | wc -l)" 2 \
+  "--dead-letter /dev/null with -o -"
+pass "--dead-letter naming one of the run's own files, or no regular file, is refused"
 
 # An interrupted run (its checkpoint made incomplete by hand, as a crash would leave it): the
 # half-way checkpoint of a tiny interval, then the run killed. Resume must check the inputs.
