@@ -9,7 +9,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
+#include <exception>
+#include <new>
+#include <system_error>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -199,10 +204,38 @@ keyshard::Status check_stdout_written() {
                                  keyshard::errno_text(error));
 }
 
+// Memory or threads running out (ulimit -v, -u) end the run with a message and exit status 1,
+// as any failure to go on does, not with an abort: a checkpointed run is resumed as after a
+// crash. Any other exception that escapes is a defect, and aborts.
+[[noreturn]] void stop_on_exception() {
+  // (Nothing here allocates: memory may be what ran out.)
+  const auto say = [](const char* text) { (void)!::write(STDERR_FILENO, text, std::strlen(text)); };
+  if (std::current_exception()) {
+    bool ran_out = true;
+    try {
+      throw;
+    } catch (const std::bad_alloc&) {
+      say("keyshard: out of memory");
+    } catch (const std::system_error& error) {
+      say("keyshard: out of system resources: ");
+      say(error.what());
+    } catch (...) {
+      ran_out = false;
+    }
+    if (ran_out) {
+      say("; a run with -o DIR continues with `keyshard resume DIR`\n");
+      ::_exit(keyshard::kExitFailure);
+    }
+  }
+  say("keyshard: internal error\n");
+  std::abort();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   keyshard::guard_standard_streams();  // before anything opens a file
+  std::set_terminate(stop_on_exception);
   // A closed pipe must show up as EPIPE from write(), not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGXFSZ, SIG_IGN);  // a file-size limit is a write error naming the file, not death

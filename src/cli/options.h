@@ -8,6 +8,9 @@
 
 namespace keyshard {
 
+inline constexpr uint32_t kMaxPartitions = 1u << 20;  // -n
+inline constexpr unsigned kMaxThreads = 256;          // -j
+
 struct SplitOptions {
   // Input
   std::vector<std::string> inputs;

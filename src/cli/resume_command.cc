@@ -36,7 +36,7 @@ CLI::App* add_resume_command(CLI::App& app, ResumeOptions& o) {
   resume->add_option("-j,--threads", o.threads, "Worker threads (default: as recorded)")
       ->group("Partitioning")
       ->type_name("N")
-      ->transform(decimal_in(1u, 256u));
+      ->transform(decimal_in(1u, kMaxThreads));
   resume->add_flag("-q,--quiet", o.quiet, "No summary (nor progress) on stderr")
       ->group("Reporting");
   add_progress_options(*resume, o.progress, o.no_progress);

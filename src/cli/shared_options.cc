@@ -88,7 +88,7 @@ void add_partitioning_options(CLI::App& app, SplitOptions& o, bool with_partitio
         ->group("Partitioning")
         ->type_name("N")
         ->required()
-        ->transform(decimal_in(1u, 1u << 20));
+        ->transform(decimal_in(1u, kMaxPartitions));
     app.add_option("--hash", o.hash,
                    "murmur2 (alias kafka), crc32 (alias\nconsistent), fnv1a, md5, xxh3 or jump")
         ->group("Partitioning")
@@ -99,7 +99,7 @@ void add_partitioning_options(CLI::App& app, SplitOptions& o, bool with_partitio
   app.add_option("-j,--threads", o.threads, "Worker threads (default: all cores)")
       ->group("Partitioning")
       ->type_name("N")
-      ->transform(decimal_in(1u, 256u));
+      ->transform(decimal_in(1u, kMaxThreads));
 }
 
 void add_progress_options(CLI::App& app, bool& show, bool& hide) {

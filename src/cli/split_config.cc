@@ -328,6 +328,14 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
   const auto hash = parse_hash_name(options.hash);
   if (!hash) return usage("invalid --hash \"" + options.hash + "\"");
   config.hash = *hash;
+  // (Checked here too for the options a checkpoint records.)
+  if (options.partitions == 0 || options.partitions > kMaxPartitions) {
+    return usage(fmt::format("-n {} is out of range: 1 to {}", options.partitions,
+                             kMaxPartitions));
+  }
+  if (options.threads > kMaxThreads) {
+    return usage(fmt::format("-j {} is out of range: 1 to {}", options.threads, kMaxThreads));
+  }
   config.partitions = options.partitions;
   config.threads = options.threads != 0 ? options.threads
                                         : std::max(1u, std::thread::hardware_concurrency());

@@ -323,6 +323,32 @@ expect_eq "$STATUS" 1 "verify with an edited checkpoint"
 run_status ks resume no-such-dir
 expect_eq "$STATUS" 2 "resume of a directory without a checkpoint"
 expect_contains "$ERR" "no checkpoint here" "resume of a directory without a checkpoint"
+# A checkpoint edited and signed again (its checksum is XXH3-64 of the bytes before it) with a
+# recorded -j or -n out of range is refused, not run with 100,000 threads.
+resign() {  # resign FILE: a valid checksum for the edited text
+  python3 - "$1" <<'PY'
+import ctypes, re, sys
+xxh = ctypes.CDLL("libxxhash.so.0")
+xxh.XXH3_64bits.restype = ctypes.c_uint64
+xxh.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+text = open(sys.argv[1], "rb").read()
+body = text[:text.index(b'  "checksum": "')]
+sign = b'  "checksum": "%016x"\n}\n' % xxh.XXH3_64bits(body, len(body))
+open(sys.argv[1], "wb").write(body + sign)
+PY
+}
+for edit in 's/"threads":[0-9]*/"threads":100000/' 's/"partitions":[0-9]*/"partitions":0/'; do
+  rm -rf resigned && cp -r reference resigned
+  sed -i 's/"complete": true/"complete": false/' resigned/.keyshard/checkpoint.json
+  resign resigned/.keyshard/checkpoint.json
+  ks verify -q resigned  # signed again: accepted as it stands
+  sed -i "$edit" resigned/.keyshard/checkpoint.json
+  resign resigned/.keyshard/checkpoint.json
+  run_status ks resume resigned
+  expect_eq "$STATUS" 1 "resume with a recorded option out of range ($edit)"
+  expect_contains "$ERR" "the recorded options are refused: " "why ($edit)"
+  expect_contains "$ERR" "is out of range" "which ($edit)"
+done
 pass "damaged checkpoints are refused with a message"
 
 # verify: clean, then each kind of tampering is named.

@@ -154,3 +154,20 @@ for signal in INT TERM; do
   done
   pass "SIG$signal: exit $expected, checkpoint, resume completes"
 done
+
+# Out of resources: a worker thread that cannot start (a small `ulimit -v`) ends the run with a
+# message and exit status 1, not an abort, and the run is started again. (Not in a sanitizer
+# build: its shadow memory needs more address space than any such limit leaves.)
+if [ "${SANITIZED:-0}" != 1 ]; then
+  rm -rf limited reference-8
+  run_status bash -c "ulimit -v 20000 && exec \"\$0\" split -q -k user_id -n 8 -j 2 -o limited \
+events.ndjson" "$KEYSHARD"
+  expect_eq "$STATUS" 1 "a thread that cannot start: exit status"
+  expect_contains "$ERR" "keyshard: out of system resources: " "a thread that cannot start: why"
+  ks split -q -k user_id -n 8 -j 2 -o limited events.ndjson
+  ks split -q -k user_id -n 8 -j 1 -o reference-8 events.ndjson
+  for f in reference-8/part-*; do
+    expect_same_file "limited/$(basename "$f")" "$f" "started again: $(basename "$f")"
+  done
+  pass "a thread that cannot start: exit 1 with a message; the run is started again"
+fi
