@@ -155,7 +155,12 @@ std::vector<InputStart> plan_first_incremental(
     const std::vector<std::string>& paths, const std::function<void(const std::string&)>& warn) {
   std::vector<InputStart> plan;
   std::map<FileIdentity, std::string> read;  // -> the name it is read under
+  std::set<std::string> seen;
   for (const std::string& path : paths) {
+    if (!seen.insert(path).second) {
+      if (identity_of(path)) warn(path + ": named twice; read once");
+      continue;
+    }
     if (const auto identity = identity_of(path)) {
       const auto [first, added] = read.emplace(*identity, path);
       if (!added) {
@@ -263,7 +268,12 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
       }
     }
   }
+  std::set<std::string> seen;
   for (const std::string& path : paths) {
+    if (!seen.insert(path).second) {
+      if (identity_of(path)) warn(path + ": named twice; read once");
+      continue;
+    }
     const auto identity = identity_of(path);
     const auto read = identity ? claimed.find(*identity) : claimed.end();
     if (read != claimed.end()) {

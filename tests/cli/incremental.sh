@@ -215,9 +215,11 @@ expect_eq "$(summary_field out lines_read)" 0 "b.log left out: a.log has nothing
 expect_eq "$(python3 -c 'import json; print(json.load(open("out/keyshard-summary.json"))["inputs"])')" \
   "['$PWD/named/a.log']" "the summary names only the input given"
 segment 4 >> named/a.log
-run_status ks split -k user_id -n 8 --incremental -o out named/a.log named/b.log ./named/a.log
+run_status ks split -k user_id -n 8 --incremental -o out named/a.log named/b.log ./named/a.log \
+  named/b.log
 expect_eq "$STATUS" 0 "a run naming a.log twice"
 expect_contains "$ERR" "./named/a.log: the same file as named/a.log; read once" "the second name is named"
+expect_contains "$ERR" "named/b.log: named twice; read once" "the same name twice"
 expect_eq "$(summary_field out lines_read)" "$((2 * piece))" "b.log continues where it was left; a.log is read once"
 { segment 0; segment 1; segment 2; segment 3; segment 4; } > named-all.ndjson
 expect_each_line_once named-all.ndjson out "files named in other ways: every line once"
@@ -228,8 +230,9 @@ rm -rf first-named && mkdir first-named
 segment 0 > first-named/a.log
 ln first-named/a.log first-named/linked.log
 run_status ks split -k user_id -n 8 --incremental -o first-out first-named/a.log \
-  ./first-named/a.log first-named/linked.log
-expect_eq "$STATUS" 0 "a first run naming a.log three times"
+  ./first-named/a.log first-named/linked.log first-named/a.log
+expect_eq "$STATUS" 0 "a first run naming a.log four times"
+expect_contains "$ERR" "first-named/a.log: named twice; read once" "the same name twice"
 expect_contains "$ERR" "./first-named/a.log: the same file as first-named/a.log; read once" \
   "another spelling is named"
 expect_contains "$ERR" "first-named/linked.log: the same file as first-named/a.log; read once" \
