@@ -196,7 +196,7 @@ Status RunLock::take(const std::string& path, const std::string& dir) {
       std::fprintf(stderr,
                    "keyshard: %s: waiting for the --exec children of an earlier run (pid %ld) "
                    "to finish writing\n",
-                   dir.c_str(), holder_pid);
+                   visible_controls(dir).c_str(), holder_pid);
       while (::flock(fd_.get(), LOCK_EX) != 0) {
         if (errno != EINTR) return Status::error("cannot lock: " + errno_text(errno), path);
       }

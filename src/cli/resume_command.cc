@@ -60,7 +60,8 @@ Status run_resume(const ResumeOptions& o) {
   }
   if (checkpoint.complete) {
     if (!o.quiet) {
-      std::fprintf(stderr, "keyshard: %s: the run is complete; nothing to resume\n", dir.c_str());
+      std::fprintf(stderr, "keyshard: %s: the run is complete; nothing to resume\n",
+                   visible_controls(dir).c_str());
     }
     return {};
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "util/json_text.h"
+#include "util/status.h"
 
 namespace keyshard {
 namespace {
@@ -72,8 +73,8 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
     std::string key;
     append_json_string(key, decision.key);
     fmt::format_to(it, "  hot key {} salted over {} sub-keys from {} byte {}: {} event{}\n",
-                   key, decision.sub_keys, input_name(stats, decision.input), decision.offset,
-                   with_commas(decision.events), decision.events == 1 ? "" : "s");
+                   key, decision.sub_keys, visible_controls(input_name(stats, decision.input)),
+                   decision.offset, with_commas(decision.events), decision.events == 1 ? "" : "s");
   }
   fmt::format_to(it, "  partitions {} ({})  skew {:.2f} events, {:.2f} bytes (max/mean)\n",
                  config.partitions, hash_name(config.hash), stats.skew(), stats.byte_skew());

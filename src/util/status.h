@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "util/stderr_lines.h"
@@ -29,6 +30,30 @@ enum class Cause : uint8_t {
   kInputChanged,  // an input is not what the checkpoint recorded (resume needs that very input)
   kLineTooLong,   // a line longer than --max-line-size (raising it means starting over)
 };
+
+/// `text` with its control bytes shown as escapes (\n, \t, \x1b): a file name in a
+/// message stays on its line and sends nothing to the terminal. A newline that starts another
+/// "keyshard: " line of the message itself is kept.
+inline std::string visible_controls(std::string_view text) {
+  std::string shown;
+  shown.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte != 0x7f) {
+      shown += text[i];
+    } else if (byte == '\n' && text.substr(i + 1).starts_with("keyshard: ")) {
+      shown += '\n';
+    } else if (byte == '\n' || byte == '\t' || byte == '\r') {
+      shown += byte == '\n' ? "\\n" : byte == '\t' ? "\\t" : "\\r";
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      shown += "\\x";
+      shown += kHex[byte >> 4];
+      shown += kHex[byte & 15];
+    }
+  }
+  return shown;
+}
 
 class Status {
  public:
@@ -66,8 +91,11 @@ class Status {
   const std::string& where() const { return where_; }
   int exit_code() const { return exit_code_; }
 
-  /// The whole message as main prints it, without the "keyshard: " prefix.
-  std::string message() const { return where_.empty() ? reason_ : where_ + ": " + reason_; }
+  /// The whole message as main prints it, without the "keyshard: " prefix (control bytes shown
+  /// as escapes).
+  std::string message() const {
+    return visible_controls(where_.empty() ? reason_ : where_ + ": " + reason_);
+  }
 
  private:
   bool failed_ = false;
@@ -80,7 +108,7 @@ class Status {
 /// "keyshard: warning: <message>" on stderr, even with -q: a warning says some input was not
 /// read as asked, which a cron job's mail must show.
 inline void print_warning(const std::string& message) {
-  (void)write_stderr_record("keyshard: warning: " + message + "\n");
+  (void)write_stderr_record("keyshard: warning: " + visible_controls(message) + "\n");
 }
 
 }  // namespace keyshard

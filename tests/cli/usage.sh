@@ -251,3 +251,20 @@ STATUS=$?
 set -e
 expect_eq "$STATUS" 1 "a report to a closed standard output is an error, not lost"
 pass "closed standard streams"
+
+# A file name with control bytes is shown with escapes: each message stays one line, and no
+# escape sequence reaches the terminal.
+run_status ks split -q -k id -n 2 -o odd-names $'no\nsuch\e[31m.ndjson'
+expect_eq "$STATUS" 1 "a missing input with control bytes in its name"
+expect_eq "$(printf '%s\n' "$ERR" | head -n1)" \
+  'keyshard: no\nsuch\x1b[31m.ndjson: cannot open: No such file or directory' "the message"
+printf '{"id":"a"}\nnot json\n' > $'tab\tname.ndjson'
+run_status ks split -q -k id -n 2 --on-bad fail -o - $'tab\tname.ndjson'
+expect_eq "$STATUS" 65 "a bad line in a file with a tab in its name"
+expect_eq "$ERR" 'keyshard: tab\tname.ndjson:2: invalid_json: invalid literal (--on-bad fail)' \
+  "the message names the file and line on one line"
+rm -rf odd-inc && ks split -q --incremental -k id -n 2 -o odd-inc $'tab\tname.ndjson' \
+  $'tab\tname.ndjson' 2> odd-inc.err
+expect_eq "$(cat odd-inc.err)" 'keyshard: warning: tab\tname.ndjson: named twice; read once' \
+  "a warning"
+pass "control bytes in file names are shown as escapes"
