@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 namespace keyshard {
 
@@ -63,14 +64,23 @@ void ExecCollector::deliver(Stream& stream, const char* data, size_t size, bool 
     }
     return;
   }
+  // `pending` holds no newline (it is cut after its last one each time): the last newline is
+  // looked for among the new bytes only, so a long line costs its length, not its square.
+  const size_t before = stream.pending.size();
   stream.pending.append(data, size);
-  size_t cut = stream.pending.rfind('\n');
-  cut = cut == std::string::npos ? 0 : cut + 1;
+  const auto* last = static_cast<const char*>(size > 0 ? ::memrchr(data, '\n', size) : nullptr);
+  size_t cut = last != nullptr ? before + static_cast<size_t>(last - data) + 1 : 0;
   if (at_end && cut < stream.pending.size()) {
     stream.pending.push_back('\n');  // a last line without a newline is still a whole line
     cut = stream.pending.size();
   }
-  if (cut == 0 && stream.pending.size() > max_line_size_) {
+  if (cut == 0 && stream.target == Target::kStderr && stream.pending.size() >= kStderrPiece) {
+    // A child's long stderr line goes on in pieces, each a line of its own: memory stays
+    // bounded, and a message is not data.
+    stream.pending.push_back('\n');
+    cut = stream.pending.size();
+  }
+  if (cut == 0 && stream.target == Target::kStdout && stream.pending.size() > max_line_size_) {
     report(Status::error("a line of its output is longer than --max-line-size", stream.label)
                .because(Cause::kLineTooLong));
     cut = stream.pending.size();

@@ -39,6 +39,8 @@ class ExecCollector {
   Status join();
 
  private:
+  static constexpr size_t kStderrPiece = 64 * 1024;  // a longer stderr line goes on in pieces
+
   enum class Target { kStdout, kSink, kStderr };
   struct Stream {
     FileDescriptor reader;

@@ -306,3 +306,22 @@ if unshare -m true 2> /dev/null; then
 else
   echo "exec: SKIP: no mount namespace (needs root), so /bin/sh could not be hidden"
 fi
+
+# A child's long stderr line (no newline for 3 MB) goes on in pieces, each with the child's
+# label; a long stdout line under -o - is passed through whole. Neither holds the run up.
+printf '{"k":"a"}\n' > one-event.ndjson
+run_status timeout 60 "$KEYSHARD" split -q -k k -n 1 -o long-stderr --max-line-size 4KiB \
+  --exec "head -c 3000000 /dev/zero | tr '\\0' a >&2; echo ' end' >&2; cat > /dev/null" \
+  one-event.ndjson
+expect_eq "$STATUS" 0 "a run whose child writes a 3 MB stderr line"
+printf '%s\n' "$ERR" > long-stderr.err
+expect_eq "$(grep -vc '^\[partition 0\] a*\( end\)\?$' long-stderr.err)" 0 \
+  "every piece is a line with the child's label"
+expect_eq "$(sed 's/^\[partition 0\] //' long-stderr.err | tr -d '\n' | tr -d ' end' | wc -c)" \
+  3000000 "every byte of the line"
+[ "$(wc -l < long-stderr.err)" -gt 1 ] || fail "the line goes on in pieces"
+timeout 60 "$KEYSHARD" split -q -k k -n 1 -o - \
+  --exec "head -c 3000000 /dev/zero | tr '\\0' b; echo; cat > /dev/null" one-event.ndjson \
+  > long-stdout.txt
+expect_eq "$(wc -lc < long-stdout.txt | tr -s ' ')" " 1 3000001" "a 3 MB stdout line, whole"
+pass "a child's long lines: stderr in labelled pieces, stdout whole"
