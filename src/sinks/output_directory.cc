@@ -48,9 +48,11 @@ Status check_open_file_limit(const RunConfig& config) {
   if (children > 0 && getrlimit(RLIMIT_NPROC, &processes) == 0 &&
       processes.rlim_cur != RLIM_INFINITY && children + kSpareFiles > processes.rlim_cur) {
     return Status::error("--exec would start " + std::to_string(children) +
-                             " children, but this user may run only " +
-                             std::to_string(processes.rlim_cur) + " processes; raise `ulimit -u`" +
-                             hint + ".",
+                             " children, and needs room for about " +
+                             std::to_string(kSpareFiles) + " processes more (the commands they " +
+                             "run, keyshard's threads), but this user may run only " +
+                             std::to_string(processes.rlim_cur) +
+                             " processes and threads in all; raise `ulimit -u`" + hint + ".",
                          {}, kExitUsage);
   }
   return {};

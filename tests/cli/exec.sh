@@ -325,3 +325,12 @@ timeout 60 "$KEYSHARD" split -q -k k -n 1 -o - \
   > long-stdout.txt
 expect_eq "$(wc -lc < long-stdout.txt | tr -s ' ')" " 1 3000001" "a 3 MB stdout line, whole"
 pass "a child's long lines: stderr in labelled pieces, stdout whole"
+
+# Too few processes allowed for the children is refused before any starts, saying why.
+run_status bash -c 'ulimit -u 32 && exec "$0" split -q -k k -n 8 -o few-procs --exec cat \
+  one-event.ndjson' "$KEYSHARD"
+expect_eq "$STATUS" 2 "-n 8 --exec under ulimit -u 32"
+expect_contains "$ERR" "--exec would start 8 children, and needs room for about 32 processes more" \
+  "the message"
+expect_contains "$ERR" 'raise `ulimit -u`' "what to do"
+pass "too few processes for the children"
