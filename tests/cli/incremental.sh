@@ -655,3 +655,22 @@ expect_eq "$STATUS" 0 "the run once they are moved away: $ERR"
 expect_eq "$(cat out/part-*.ndjson | sort)" "$(sort app.log)" "every line once"
 cd "$WORK"
 pass "bytes appended to an output after a run ended are not cut off"
+
+# A later run records its start: when it fails before its next checkpoint, what it appended is
+# its own, cut back by the next run (and not refused as foreign), and the message says so.
+mkdir -p failed-later && cd failed-later
+numbered 0 100 > app.log
+ks split -q --incremental --max-line-size 4KiB -k user_id -n 2 -o out app.log
+numbered 100 3000 >> app.log
+python3 -c 'print("{\"user_id\":\"" + "x" * 10000 + "\"}")' >> app.log
+run_status ks split -q --incremental --checkpoint-every off --max-line-size 4KiB -k user_id -n 2 \
+  -o out app.log
+expect_eq "$STATUS" 1 "a line too long after 2,900 good ones"
+expect_contains "$ERR" "keyshard: once that is fixed, the next --incremental run, or" "the hint"
+[ "$(cat out/part-*.ndjson | wc -l)" -gt 100 ] || fail "the lines before it were written"
+python3 -c 'f = open("app.log", "r+"); t = f.read(); f.truncate(t.rstrip().rfind("\n") + 1)'
+run_status ks split -q --incremental --max-line-size 4KiB -k user_id -n 2 -o out app.log
+expect_eq "$STATUS" 0 "the next run: $ERR"
+expect_eq "$(cat out/part-*.ndjson | sort)" "$(sort app.log)" "every line once"
+cd "$WORK"
+pass "a later run that fails before its first checkpoint: the next continues it exactly"
