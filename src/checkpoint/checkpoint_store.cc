@@ -74,13 +74,15 @@ Status write_checkpoint(const std::string& dir, const Checkpoint& checkpoint) {
 
 Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint) {
   const std::string path = checkpoint_path(dir);
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // (Without blocking: a FIFO put in its place must not hold the run.)
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) {
     if (errno == ENOENT) {
       struct stat info {};
       if (::stat(state_dir(dir).c_str(), &info) == 0) {
         // A run that is still starting holds the lock (a shared lock is refused while it does).
-        FileDescriptor lock(::open((state_dir(dir) + "/lock").c_str(), O_RDONLY | O_CLOEXEC));
+        FileDescriptor lock(
+            ::open((state_dir(dir) + "/lock").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
         if (lock.valid() && ::flock(lock.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
           return Status::error("another keyshard run is writing here and has not written its "
                                "first checkpoint yet; this run leaves it alone",
@@ -96,10 +98,21 @@ Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint) {
                            dir, kExitUsage);
     }
     if (errno == ENOTDIR) {
+      struct stat info {};
+      if (::stat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+        return Status::error("is not a directory, where keyshard keeps its checkpoint: move it "
+                             "away",
+                             state_dir(dir), kExitUsage);
+      }
       return Status::error("not a directory: name the output directory (-o DIR) of a split", dir,
                            kExitUsage);
     }
     return Status::error("cannot open: " + errno_text(errno), path);
+  }
+  if (struct stat info {}; ::fstat(fd.get(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    return Status::error("is not a regular file, as a checkpoint is: move it away, or start over "
+                         "with --force",
+                         path);
   }
   std::string text;
   char buffer[1 << 16];

@@ -323,6 +323,21 @@ expect_eq "$STATUS" 1 "verify with an edited checkpoint"
 run_status ks resume no-such-dir
 expect_eq "$STATUS" 2 "resume of a directory without a checkpoint"
 expect_contains "$ERR" "no checkpoint here" "resume of a directory without a checkpoint"
+# A FIFO in the checkpoint's place does not hold resume, verify or the next run; a file in the
+# place of DIR/.keyshard is named.
+rm -rf fifo-state && cp -r reference fifo-state && rm fifo-state/.keyshard/checkpoint.json
+mkfifo fifo-state/.keyshard/checkpoint.json
+for command in "resume fifo-state" "verify fifo-state" \
+  "split -q --incremental -k user_id -n 8 -o fifo-state events.ndjson"; do
+  run_status timeout 20 "$KEYSHARD" $command
+  expect_eq "$STATUS" 1 "$command with a FIFO for a checkpoint"
+  expect_contains "$ERR" "fifo-state/.keyshard/checkpoint.json: is not a regular file" \
+    "$command: the message"
+done
+mkdir -p file-state && touch file-state/.keyshard
+run_status ks resume file-state
+expect_eq "$STATUS" 2 "resume with a file for DIR/.keyshard"
+expect_contains "$ERR" "file-state/.keyshard: is not a directory" "the message names it"
 # A checkpoint edited and signed again (its checksum is XXH3-64 of the bytes before it) with a
 # recorded -j or -n out of range is refused, not run with 100,000 threads.
 resign() {  # resign FILE: a valid checksum for the edited text
