@@ -3,6 +3,8 @@
 // producer upstream never stalls on keyshard.
 #include "input/chunk_reader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -12,8 +14,9 @@
 
 namespace keyshard {
 
-ChunkReader::ChunkReader(std::vector<std::string> paths, size_t chunk_size, size_t max_line_size)
-    : chunk_size_(chunk_size), max_line_size_(max_line_size) {
+ChunkReader::ChunkReader(std::vector<std::string> paths, size_t chunk_size, size_t max_line_size,
+                         std::function<void(const std::string&)> warn)
+    : warn_(std::move(warn)), chunk_size_(chunk_size), max_line_size_(max_line_size) {
   if (paths.empty()) paths.push_back("-");
   for (std::string& path : paths) starts_.push_back(InputStart{InputPosition{std::move(path)}});
   for (const InputStart& start : starts_) positions_.push_back(start.position);
@@ -215,6 +218,11 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (!read_status) break;
       if (got == 0) {
         source_done_ = true;
+        if (source_->shrunk_to && warn_) {
+          warn_(fmt::format("{}: truncated from {} to {} bytes while it was read; its lines up "
+                            "to there were read, and the last of them may be cut short",
+                            source_->name(), source_->file_size, *source_->shrunk_to));
+        }
         break;
       }
       const char* fresh = chunk.data.get() + chunk.size;

@@ -28,8 +28,10 @@ struct InputStart {
 
 class ChunkReader {
  public:
-  /// `paths` in order ("-" is stdin); `chunk_size` is the usual size of a chunk.
-  ChunkReader(std::vector<std::string> paths, size_t chunk_size, size_t max_line_size);
+  /// `paths` in order ("-" is stdin); `chunk_size` is the usual size of a chunk. `warn` (when
+  /// given) hears of an input truncated while it was read.
+  ChunkReader(std::vector<std::string> paths, size_t chunk_size, size_t max_line_size,
+              std::function<void(const std::string&)> warn = {});
   /// Reads `starts` in order, each from its recorded position. With `hold_unterminated`, a last
   /// line without '\n' is not delivered (it waits for the next --incremental run).
   ChunkReader(std::vector<InputStart> starts, size_t chunk_size, size_t max_line_size,

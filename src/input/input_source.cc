@@ -40,6 +40,10 @@ class PlainSource final : public InputSource {
     const long count = read_input(fd_.get(), buffer, size);
     if (count < 0) return Status::error("read failed: " + errno_text(errno), name());
     got = static_cast<size_t>(count);
+    if (struct stat info {}; got == 0 && !streaming() && ::fstat(fd_.get(), &info) == 0 &&
+                             static_cast<uint64_t>(info.st_size) < file_size) {
+      shrunk_to = static_cast<uint64_t>(info.st_size);
+    }
     return {};
   }
 

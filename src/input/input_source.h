@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,9 @@ class InputSource {
   uint64_t device = 0;
   uint64_t inode = 0;
   uint64_t file_size = 0;
+  /// Set at the end of a plain regular file that is shorter than it was when opened (truncated
+  /// while it was read): its size then.
+  std::optional<uint64_t> shrunk_to;
 
  protected:
   explicit InputSource(std::string name) : name_(std::move(name)) {}

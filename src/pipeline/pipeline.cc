@@ -315,7 +315,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
 
   ChunkReader reader = start ? ChunkReader(start->inputs, config.chunk_size, config.max_line_size,
                                            config.incremental, print_warning)
-                             : ChunkReader(config.inputs, config.chunk_size, config.max_line_size);
+                             : ChunkReader(config.inputs, config.chunk_size, config.max_line_size,
+                                           print_warning);
   uint32_t interval = 0;  // checkpoints taken so far (see Chunk::interval)
   auto reader_cut = [&] {
     ReaderCut cut;

@@ -606,6 +606,45 @@ TEST_CASE("a missing input is an error naming it, after the inputs before it") {
   CHECK(delivered == "one\ntwo\n");
 }
 
+TEST_CASE("an input truncated while it is read is read to its new end, with a warning") {
+  const TempDir dir;
+  std::string text;
+  for (int i = 0; i < 10000; ++i) text += "{\"n\":" + std::to_string(i) + "}\n";
+  const std::string path = dir.write("shrinking.ndjson", text);
+  std::vector<std::string> warnings;
+  ChunkReader reader({path}, 4096, 64u << 20,
+                     [&warnings](const std::string& warning) { warnings.push_back(warning); });
+  Chunk chunk;
+  Status status;
+  REQUIRE(reader.next(chunk, status));
+  std::string delivered(chunk.data.get(), chunk.size);
+  const size_t cut = text.size() / 2 + 3;  // inside a line
+  std::filesystem::resize_file(path, cut);
+  while (reader.next(chunk, status)) delivered.append(chunk.data.get(), chunk.size);
+  CHECK(status.ok());
+  CHECK(delivered == text.substr(0, cut));
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == path + ": truncated from " + std::to_string(text.size()) + " to " +
+                           std::to_string(cut) + " bytes while it was read; its lines up to "
+                           "there were read, and the last of them may be cut short");
+}
+
+TEST_CASE("an input that grows while it is read gives no warning") {
+  const TempDir dir;
+  const std::string path = dir.write("growing.ndjson", std::string(8192, 'a') + "\n");
+  std::vector<std::string> warnings;
+  ChunkReader reader({path}, 4096, 64u << 20,
+                     [&warnings](const std::string& warning) { warnings.push_back(warning); });
+  Chunk chunk;
+  Status status;
+  REQUIRE(reader.next(chunk, status));
+  std::ofstream(path, std::ios::app) << "more\n";
+  while (reader.next(chunk, status)) {
+  }
+  CHECK(status.ok());
+  CHECK(warnings.empty());
+}
+
 TEST_CASE("a directory given as an input is an error naming it") {
   const TempDir dir;
   const Reading reading = read_all({dir.path()}, 4096);
