@@ -88,6 +88,12 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
           failure.where(), kExitFailure);
     }
     if (has_checkpoint(config.output_dir)) return failure;  // one that cannot be read
+    if (result.wrote_checkpoint) {
+      return Status::error(failure.reason() + "\nkeyshard: the checkpoint this run wrote in " +
+                               config.output_dir + " is gone (was the directory removed or "
+                               "moved?), so the run cannot be resumed; run it again",
+                           failure.where(), kExitFailure);
+    }
     // Failed before its first checkpoint: nothing can resume it, so what it created goes, and
     // the retry needs no --force.
     for (const std::string& path : result.created_files) (void)::unlink(path.c_str());

@@ -410,6 +410,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     const std::vector<std::string>& created = owners[w]->created_files();
     result.created_files.insert(result.created_files.end(), created.begin(), created.end());
   }
+  result.wrote_checkpoint = checkpointer && checkpointer->written() > 0;
   if (checkpointer && result.status.ok()) {
     // The last cut: everything read is written (and synced). An interrupted run resumes here;
     // a finished one is complete (and an --incremental run continues from here next time).

@@ -22,6 +22,7 @@ struct RunResult {
   std::optional<Checkpoint> last_checkpoint;
   // The files this run created in DIR (not those it found and truncated or appended to).
   std::vector<std::string> created_files;
+  bool wrote_checkpoint = false;  // at least one, before the end
 };
 
 /// Where a checkpointed run starts: each input's position, and the checkpoint it continues.

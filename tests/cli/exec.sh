@@ -334,3 +334,25 @@ expect_contains "$ERR" "--exec would start 8 children, and needs room for about 
   "the message"
 expect_contains "$ERR" 'raise `ulimit -u`' "what to do"
 pass "too few processes for the children"
+
+# DIR removed while the run is held by its children: the message says the checkpoint the run
+# wrote is gone, not that it wrote none.
+"$GEN_EVENTS" --bytes 20000000 --seed 5 > held.ndjson
+rm -f go
+"$KEYSHARD" split -q -k user_id -n 2 -o removed-dir \
+  --exec "while [ ! -e '$PWD/go' ]; do sleep 0.05; done; exec cat" held.ndjson 2> removed.err &
+running=$!
+for _ in $(seq 600); do
+  [ -e removed-dir/.keyshard/checkpoint.json ] && break
+  sleep 0.05
+done
+rm -rf removed-dir
+touch go
+set +e
+wait "$running"
+STATUS=$?
+set -e
+expect_eq "$STATUS" 1 "a run whose DIR was removed"
+expect_contains "$(cat removed.err)" "the checkpoint this run wrote in removed-dir is gone" \
+  "the message"
+pass "DIR removed during a run"
