@@ -24,6 +24,16 @@ expect_each_line_once() {
   done
 }
 
+# expect_outputs_hold DIR WHAT FILE...: the partition files of DIR hold the lines of the FILEs,
+# each once (in any order across partitions).
+expect_outputs_hold() {
+  local dir=$1 what=$2
+  shift 2
+  cat "$@" | sort > want.sorted
+  cat "$dir"/part-*.ndjson | sort > got.sorted
+  expect_same_file got.sorted want.sorted "$what"
+}
+
 run() {
   run_status ks split "${options[@]}" "$@"
   [ "$STATUS" -eq 0 ] || fail "incremental run $*: status $STATUS: $ERR"
@@ -343,9 +353,7 @@ expect_eq "$STATUS" 0 "resume: $ERR"
 expect_eq "$(python3 -c 'import json; print(json.load(open("out/keyshard-summary.json"))["inputs"])')" \
   "['big.log']" "the resumed run's summary names only the input given"
 [[ "$ERR" != *"small.log"* ]] || fail "the carried file is not shown: $ERR"
-cat big.log small.log | sort > all.sorted
-cat out/part-*.ndjson | sort > got.sorted
-expect_same_file got.sorted all.sorted "every line once after the resume"
+expect_outputs_hold out "every line once after the resume" big.log small.log
 cd "$WORK"
 pass "resume of an --incremental run that carried a file over"
 
@@ -404,9 +412,7 @@ expect_eq "$STATUS" 130 "a ^C while finishing the rotated file (5 tries)"
 mv big.log.1 big.log.2
 run_status ks split -q --incremental -k user_id -n 4 -o out big.log
 expect_eq "$STATUS" 0 "the next run: $ERR"
-cat big.log.2 big.log | sort > all.sorted
-cat out/part-*.ndjson | sort > got.sorted
-expect_same_file got.sorted all.sorted "every line once, the renamed file finished"
+expect_outputs_hold out "every line once, the renamed file finished" big.log.2 big.log
 cd "$WORK"
 pass "a rotated file being finished, renamed again, is finished"
 
@@ -433,9 +439,7 @@ cat out/part-*.ndjson | sort > after-resume.sorted
 expect_same_file after-resume.sorted before-resume.sorted "a refused resume writes nothing"
 run_status ks split -q --incremental -k user_id -n 4 -o out big.log
 expect_eq "$STATUS" 0 "the next run: $ERR"
-cat big.log.2 big.log.1 big.log | sort > all.sorted
-cat out/part-*.ndjson | sort > got.sorted
-expect_same_file got.sorted all.sorted "every line once, both rotated files finished"
+expect_outputs_hold out "every line once, both rotated files finished" big.log.2 big.log.1 big.log
 cd "$WORK"
 pass "a stopped run's files, rotated twice: resume refuses, the next run reads every line once"
 
@@ -461,9 +465,8 @@ wait "$running" || fail "the run during the rotation: $(cat midrun.err)"
 expect_contains "$(cat midrun.err)" "app.log: rotated since this run started" "the warning"
 run_status ks split "${held[@]}" app.log
 expect_eq "$STATUS" 0 "the next run: $ERR"
-cat first.log app.log.1 app.log | sort > all.sorted
-cat out/part-*.ndjson | sort > got.sorted
-expect_same_file got.sorted all.sorted "every line once: the rotated file, then the new one"
+expect_outputs_hold out "every line once: the rotated file, then the new one" \
+  first.log app.log.1 app.log
 cd "$WORK"
 pass "a file rotated before its turn in a run is read by the next, rotated file first"
 
@@ -488,9 +491,8 @@ wait "$running" || fail "the run during the rotations: $(cat midrun.err)"
 run_status ks split "${held[@]}" app.log
 expect_eq "$STATUS" 0 "the next run: $ERR"
 expect_contains "$ERR" "app.log.1: changed since the last run and read by none" "the warning"
-cat first.log app.log.2 app.log | sort > read.sorted
-cat out/part-*.ndjson | sort > got.sorted
-expect_same_file got.sorted read.sorted "the first file, the rotated file and the new one"
+expect_outputs_hold out "the first file, the rotated file and the new one" \
+  first.log app.log.2 app.log
 cd "$WORK"
 pass "a file rotated in and out during a run is named by the next run"
 
@@ -514,9 +516,7 @@ expect_contains "$ERR" "app.log.1: changed since the last run and read by none; 
 rotated more than once since then, it holds lines of app.log that no run reads" "the warning"
 [[ "$ERR" != *app.log.9* && "$ERR" != *app.log.2* && "$ERR" != *app.log.err* ]] ||
   fail "only the file in the middle is named: $ERR"
-{ cat app.log.2 app.log; } | sort > read.sorted
-cat out/part-*.ndjson | sort > got.sorted
-expect_same_file got.sorted read.sorted "the rotated file is finished and the new one read"
+expect_outputs_hold out "the rotated file is finished and the new one read" app.log.2 app.log
 cd "$WORK"
 pass "a file rotated in and out between two runs is named in a warning"
 
@@ -631,9 +631,7 @@ run_status ks split -q --incremental -k user_id -n 4 -o out logs/f*[02468].log l
   logs/g*.log
 expect_eq "$STATUS" 0 "the second run: $ERR"
 expect_eq "$ERR" "" "no warning"
-cat logs/* | sort > all.sorted
-cat out/part-*.ndjson | sort > got.sorted
-expect_same_file got.sorted all.sorted "every line of 7,000 files once"
+expect_outputs_hold out "every line of 7,000 files once" logs/*
 cd "$WORK"
 pass "thousands of files, rotated, grown, new: every line once"
 
@@ -652,7 +650,7 @@ expect_eq "$(grep -c precious out/part-00001.ndjson)" 1 "the appended line is ke
 cp kept.ndjson out/part-00001.ndjson
 run_status ks split -q --incremental -k user_id -n 2 -o out app.log
 expect_eq "$STATUS" 0 "the run once they are moved away: $ERR"
-expect_eq "$(cat out/part-*.ndjson | sort)" "$(sort app.log)" "every line once"
+expect_outputs_hold out "every line once" app.log
 cd "$WORK"
 pass "bytes appended to an output after a run ended are not cut off"
 
@@ -671,6 +669,6 @@ expect_contains "$ERR" "keyshard: once that is fixed, the next --incremental run
 python3 -c 'f = open("app.log", "r+"); t = f.read(); f.truncate(t.rstrip().rfind("\n") + 1)'
 run_status ks split -q --incremental --max-line-size 4KiB -k user_id -n 2 -o out app.log
 expect_eq "$STATUS" 0 "the next run: $ERR"
-expect_eq "$(cat out/part-*.ndjson | sort)" "$(sort app.log)" "every line once"
+expect_outputs_hold out "every line once" app.log
 cd "$WORK"
 pass "a later run that fails before its first checkpoint: the next continues it exactly"

@@ -606,14 +606,19 @@ TEST_CASE("a missing input is an error naming it, after the inputs before it") {
   CHECK(delivered == "one\ntwo\n");
 }
 
+// A reader of `path` in chunks of 4 KiB that puts its warnings in `warnings`.
+ChunkReader reader_noting(const std::string& path, std::vector<std::string>& warnings) {
+  return ChunkReader({path}, 4096, 64u << 20,
+                     [&warnings](const std::string& warning) { warnings.push_back(warning); });
+}
+
 TEST_CASE("an input truncated while it is read is read to its new end, with a warning") {
   const TempDir dir;
   std::string text;
   for (int i = 0; i < 10000; ++i) text += "{\"n\":" + std::to_string(i) + "}\n";
   const std::string path = dir.write("shrinking.ndjson", text);
   std::vector<std::string> warnings;
-  ChunkReader reader({path}, 4096, 64u << 20,
-                     [&warnings](const std::string& warning) { warnings.push_back(warning); });
+  ChunkReader reader = reader_noting(path, warnings);
   Chunk chunk;
   Status status;
   REQUIRE(reader.next(chunk, status));
@@ -633,8 +638,7 @@ TEST_CASE("an input that grows while it is read gives no warning") {
   const TempDir dir;
   const std::string path = dir.write("growing.ndjson", std::string(8192, 'a') + "\n");
   std::vector<std::string> warnings;
-  ChunkReader reader({path}, 4096, 64u << 20,
-                     [&warnings](const std::string& warning) { warnings.push_back(warning); });
+  ChunkReader reader = reader_noting(path, warnings);
   Chunk chunk;
   Status status;
   REQUIRE(reader.next(chunk, status));
