@@ -447,17 +447,24 @@ pass "a stopped run's files, rotated twice: resume refuses, the next run reads e
 # finishes the rotated file, then reads the new one. Each line once. The run is held on the
 # first input by --exec children that read nothing until told: keyshard's buffers (some
 # 12 MiB) fill long before the 40 MB first input is read.
+#
+# start_held_run SEED: a 40 MB first.log and a 100-line app.log, and such a run over them in the
+# background ($running, options in $held); returns once its first checkpoint is written (its
+# inputs are planned).
+start_held_run() {
+  "$GEN_EVENTS" --bytes 40000000 --seed "$1" > first.log
+  numbered 0 100 > app.log
+  held=(-q --incremental -k user_id -n 2 -o out
+        --exec "while [ ! -e '$PWD/go' ]; do sleep 0.05; done; exec cat")
+  "$KEYSHARD" split "${held[@]}" first.log app.log 2> midrun.err &
+  running=$!
+  for _ in $(seq 600); do
+    [ -e out/.keyshard/checkpoint.json ] && break
+    sleep 0.05
+  done
+}
 mkdir -p midrun && cd midrun
-"$GEN_EVENTS" --bytes 40000000 --seed 73 > first.log
-numbered 0 100 > app.log
-held=(-q --incremental -k user_id -n 2 -o out
-      --exec "while [ ! -e '$PWD/go' ]; do sleep 0.05; done; exec cat")
-"$KEYSHARD" split "${held[@]}" first.log app.log 2> midrun.err &
-running=$!
-for _ in $(seq 600); do  # its first checkpoint: the inputs are planned
-  [ -e out/.keyshard/checkpoint.json ] && break
-  sleep 0.05
-done
+start_held_run 73
 mv app.log app.log.1
 numbered 100 200 > app.log
 touch go
@@ -473,16 +480,7 @@ pass "a file rotated before its turn in a run is read by the next, rotated file 
 # Rotated twice while a run is held on an earlier input: the file in the middle changed before
 # that run's end, but after it looked at its inputs. The next run names it.
 mkdir -p midrun-twice && cd midrun-twice
-"$GEN_EVENTS" --bytes 40000000 --seed 74 > first.log
-numbered 0 100 > app.log
-held=(-q --incremental -k user_id -n 2 -o out
-      --exec "while [ ! -e '$PWD/go' ]; do sleep 0.05; done; exec cat")
-"$KEYSHARD" split "${held[@]}" first.log app.log 2> midrun.err &
-running=$!
-for _ in $(seq 600); do
-  [ -e out/.keyshard/checkpoint.json ] && break
-  sleep 0.05
-done
+start_held_run 74
 sleep 0.05  # (file times tick in steps of a few ms)
 mv app.log app.log.1 && numbered 100 200 > app.log
 mv app.log.1 app.log.2 && mv app.log app.log.1 && numbered 200 300 > app.log
