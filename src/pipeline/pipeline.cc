@@ -336,14 +336,13 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     whole.exec_settled = config.exec();  // no child is fed at the start, all ended at the end
     return whole;
   };
-  if (checkpointer && (!resume || config.incremental)) {
-    // A fresh run records its empty start, so that `resume` works from its first byte. So does
-    // an --incremental run: what it appends to the outputs of the run that ended is then its
-    // own (cut back if it stops before its next checkpoint), never taken for foreign bytes.
+  if (checkpointer && !resume) {
+    // A fresh run records its empty start, so that `resume` works from its first byte.
     result.status = checkpointer->write(whole_cut());
     if (!result.status) scheduler.abort(result.status);
+    checkpointer->start();
   }
-  if (checkpointer) checkpointer->start();
+  if (checkpointer && resume) checkpointer->start();
 
   Status read_status;
   double read_seconds = 0;
