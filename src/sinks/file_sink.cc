@@ -1,13 +1,14 @@
 #include "sinks/file_sink.h"
 
 #include <fcntl.h>
-#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "checkpoint/content_hash.h"
+
+
 #include "util/stderr_lines.h"
 
 namespace keyshard {
@@ -115,7 +116,7 @@ Status open_append_sink(const std::string& path, std::unique_ptr<Sink>& sink) {
 }
 
 Status reopen_file_sink(const std::string& path, const OutputState& recorded,
-                        std::unique_ptr<Sink>& sink, bool write_behind, bool run_ended) {
+                        std::unique_ptr<Sink>& sink, bool write_behind) {
   const int flags = O_RDWR | O_CLOEXEC | (recorded.size == 0 ? O_CREAT : 0);
   FileDescriptor fd(::open(path.c_str(), flags, 0666));
   if (!fd.valid()) {
@@ -130,13 +131,6 @@ Status reopen_file_sink(const std::string& path, const OutputState& recorded,
     return Status::error("holds " + std::to_string(size) + " bytes, fewer than the " +
                              std::to_string(recorded.size) +
                              " the checkpoint records: it was truncated since",
-                         path);
-  }
-  if (run_ended && size > recorded.size) {
-    return Status::error(fmt::format("holds {} bytes after the {} the last run wrote, and that run "
-                                     "had ended: something else appended them; move them away "
-                                     "(keyshard would cut them off), or start over with --force",
-                                     size - recorded.size, recorded.size),
                          path);
   }
   ContentHash hash;

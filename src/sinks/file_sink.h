@@ -18,10 +18,9 @@ Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool
 
 /// Reopens `path` to continue a checkpointed run: cuts it back to `recorded.size` (what was
 /// committed), checks the content hash of the kept part, and appends from there. A file shorter
-/// than the record, or whose kept bytes differ, is refused; so is a longer one when the
-/// checkpoint was written at the run's end (`run_ended`): no run wrote those bytes.
+/// than the record, or whose kept bytes differ, is refused.
 Status reopen_file_sink(const std::string& path, const OutputState& recorded,
-                        std::unique_ptr<Sink>& sink, bool write_behind, bool run_ended);
+                        std::unique_ptr<Sink>& sink, bool write_behind = false);
 
 /// Opens `path` (created if missing) to append to it: a resumed --exec run's output.
 Status open_append_sink(const std::string& path, std::unique_ptr<Sink>& sink);

@@ -633,25 +633,6 @@ expect_outputs_hold out "every line of 7,000 files once" logs/*
 cd "$WORK"
 pass "thousands of files, rotated, grown, new: every line once"
 
-# Bytes appended to an output after a run that ended were written by something else: the next
-# run refuses to cut them off, and goes on once they are moved away.
-mkdir -p foreign && cd foreign
-numbered 0 100 > app.log
-ks split -q --incremental -k user_id -n 2 -o out app.log
-cp out/part-00001.ndjson kept.ndjson
-echo '{"user_id":"precious"}' >> out/part-00001.ndjson
-numbered 100 150 >> app.log
-run_status ks split -q --incremental -k user_id -n 2 -o out app.log
-expect_eq "$STATUS" 1 "an output appended to after the run ended"
-expect_contains "$ERR" "out/part-00001.ndjson: holds 23 bytes after the" "the message"
-expect_eq "$(grep -c precious out/part-00001.ndjson)" 1 "the appended line is kept"
-cp kept.ndjson out/part-00001.ndjson
-run_status ks split -q --incremental -k user_id -n 2 -o out app.log
-expect_eq "$STATUS" 0 "the run once they are moved away: $ERR"
-expect_outputs_hold out "every line once" app.log
-cd "$WORK"
-pass "bytes appended to an output after a run ended are not cut off"
-
 # A later run records its start: when it fails before its next checkpoint, what it appended is
 # its own, cut back by the next run (and not refused as foreign), and the message says so.
 mkdir -p failed-later && cd failed-later
