@@ -64,7 +64,15 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     if (failure.exit_code() != kExitFailure || !config.checkpoints) return failure;
     Checkpoint last;
     if (load_checkpoint(config.output_dir, last)) {
-      if (last.complete) return failure;
+      if (last.complete) {
+        if (!config.incremental) return failure;
+        // A later --incremental run that failed before its first checkpoint: the next run
+        // starts again where the last one ended (what this one appended is cut back).
+        return Status::error(failure.reason() + "\nkeyshard: once that is fixed, the next "
+                                                "--incremental run continues from where the "
+                                                "last one ended",
+                             failure.where(), kExitFailure);
+      }
       if (failure.cause() == Cause::kInputChanged) {
         // (resume refused an input: the file itself must come back; a copy is another file)
         return Status::error(failure.reason() +

@@ -633,8 +633,8 @@ expect_outputs_hold out "every line of 7,000 files once" logs/*
 cd "$WORK"
 pass "thousands of files, rotated, grown, new: every line once"
 
-# A later run records its start: when it fails before its next checkpoint, what it appended is
-# its own, cut back by the next run (and not refused as foreign), and the message says so.
+# A later run that fails before its first checkpoint: the message says how to go on, and the
+# next run cuts back what it appended and continues exactly.
 mkdir -p failed-later && cd failed-later
 numbered 0 100 > app.log
 ks split -q --incremental --max-line-size 4KiB -k user_id -n 2 -o out app.log
@@ -643,7 +643,9 @@ python3 -c 'print("{\"user_id\":\"" + "x" * 10000 + "\"}")' >> app.log
 run_status ks split -q --incremental --checkpoint-every off --max-line-size 4KiB -k user_id -n 2 \
   -o out app.log
 expect_eq "$STATUS" 1 "a line too long after 2,900 good ones"
-expect_contains "$ERR" "keyshard: once that is fixed, the next --incremental run, or" "the hint"
+expect_contains "$ERR" \
+  "keyshard: once that is fixed, the next --incremental run continues from where the last" \
+  "the hint"
 [ "$(cat out/part-*.ndjson | wc -l)" -gt 100 ] || fail "the lines before it were written"
 python3 -c 'f = open("app.log", "r+"); t = f.read(); f.truncate(t.rstrip().rfind("\n") + 1)'
 run_status ks split -q --incremental --max-line-size 4KiB -k user_id -n 2 -o out app.log
