@@ -329,10 +329,6 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
   if (!hash) return usage("invalid --hash \"" + options.hash + "\"");
   config.hash = *hash;
   // (Checked here too for the options a checkpoint records.)
-  if (options.partitions == 0 || options.partitions > kMaxPartitions) {
-    return usage(fmt::format("-n {} is out of range: 1 to {}", options.partitions,
-                             kMaxPartitions));
-  }
   if (options.threads > kMaxThreads) {
     return usage(fmt::format("-j {} is out of range: 1 to {}", options.threads, kMaxThreads));
   }
@@ -379,6 +375,11 @@ SplitOptions acting_options(const SplitOptions& options, const std::string& dir)
 }
 
 Status make_run_config(const SplitOptions& options, RunConfig& config) {
+  // (Checked here too for the options a checkpoint records; plan takes larger counts.)
+  if (options.partitions == 0 || options.partitions > kMaxPartitions) {
+    return usage(fmt::format("-n {} is out of range: 1 to {}", options.partitions,
+                             kMaxPartitions));
+  }
   if (Status status = make_input_config(options, config); !status) return status;
   if (options.output.empty()) return usage("no output: give -o DIR, or -o - for stdout");
   config.to_stdout = options.output == "-";
