@@ -9,15 +9,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
-#include <cstdlib>
-#include <exception>
-#include <new>
-#include <system_error>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <filesystem>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -204,27 +205,32 @@ keyshard::Status check_stdout_written() {
                                  keyshard::errno_text(error));
 }
 
-// Memory or threads running out (ulimit -v, -u) end the run with a message and exit status 1,
-// as any failure to go on does, not with an abort: a checkpointed run is resumed as after a
-// crash. Any other exception that escapes is a defect, and aborts.
+// Memory or threads running out (ulimit -v, -u), and a file system error nothing caught, end
+// the run with a message and exit status 1, as any failure to go on does (what was written is
+// as after a crash), not with an abort. Any other exception that escapes is a defect: abort.
 [[noreturn]] void stop_on_exception() {
   // (Nothing here allocates: memory may be what ran out.)
   const auto say = [](const char* text) { (void)!::write(STDERR_FILENO, text, std::strlen(text)); };
   if (std::current_exception()) {
-    bool ran_out = true;
     try {
       throw;
     } catch (const std::bad_alloc&) {
-      say("keyshard: out of memory");
-    } catch (const std::system_error& error) {
-      say("keyshard: out of system resources: ");
-      say(error.what());
-    } catch (...) {
-      ran_out = false;
-    }
-    if (ran_out) {
-      say("; a run with -o DIR continues with `keyshard resume DIR`\n");
+      say("keyshard: out of memory\n");
       ::_exit(keyshard::kExitFailure);
+    } catch (const std::filesystem::filesystem_error& error) {
+      say("keyshard: ");
+      say(error.what());
+      say("\n");
+      ::_exit(keyshard::kExitFailure);
+    } catch (const std::system_error& error) {
+      if (error.code() == std::errc::resource_unavailable_try_again ||
+          error.code() == std::errc::not_enough_memory) {
+        say("keyshard: out of system resources: ");
+        say(error.what());
+        say("\n");
+        ::_exit(keyshard::kExitFailure);
+      }
+    } catch (...) {
     }
   }
   say("keyshard: internal error\n");

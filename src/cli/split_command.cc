@@ -124,7 +124,9 @@ Status run_split(const SplitOptions& given) {
   SplitOptions options = given;
   if (!options.dead_letter.empty() && options.dead_letter != "-") {
     // Recorded as an absolute path: a resume may run from another directory.
-    options.dead_letter = std::filesystem::absolute(options.dead_letter).lexically_normal();
+    std::error_code unknown;  // (no working directory: kept as given, and opening it says so)
+    const std::filesystem::path absolute = std::filesystem::absolute(options.dead_letter, unknown);
+    if (!unknown) options.dead_letter = absolute.lexically_normal();
   }
   RunConfig config;
   if (Status status = make_run_config(options, config); !status) return status;

@@ -287,8 +287,9 @@ Status check_dead_letter_is_apart(const RunConfig& config,
   // Compared as paths (neither file may exist yet), with links in the existing part resolved;
   // and as files, for a hard link.
   // (A link that --force replaces is not followed: a new file takes its place.)
-  const fs::path named = fs::absolute(config.dead_letter_path);
   std::error_code error;
+  const fs::path named = fs::absolute(config.dead_letter_path, error);
+  if (error) return {};  // no working directory: opening it says so
   const fs::path dead = replaced.contains(config.dead_letter_path)
                             ? fs::weakly_canonical(named.parent_path(), error) / named.filename()
                             : fs::weakly_canonical(named, error);
