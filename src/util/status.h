@@ -32,16 +32,16 @@ enum class Cause : uint8_t {
 };
 
 /// `text` with its control bytes shown as escapes (\n, \t, \x1b): a file name in a
-/// message stays on its line and sends nothing to the terminal. A newline that starts another
-/// "keyshard: " line of the message itself is kept.
-inline std::string visible_controls(std::string_view text) {
+/// message stays on its line and sends nothing to the terminal. With `message_lines`, a newline
+/// that starts another "keyshard: " line is kept (a reason of several lines).
+inline std::string visible_controls(std::string_view text, bool message_lines = false) {
   std::string shown;
   shown.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
     const auto byte = static_cast<unsigned char>(text[i]);
     if (byte >= 0x20 && byte != 0x7f) {
       shown += text[i];
-    } else if (byte == '\n' && text.substr(i + 1).starts_with("keyshard: ")) {
+    } else if (byte == '\n' && message_lines && text.substr(i + 1).starts_with("keyshard: ")) {
       shown += '\n';
     } else if (byte == '\n' || byte == '\t' || byte == '\r') {
       shown += byte == '\n' ? "\\n" : byte == '\t' ? "\\t" : "\\r";
@@ -94,7 +94,8 @@ class Status {
   /// The whole message as main prints it, without the "keyshard: " prefix (control bytes shown
   /// as escapes).
   std::string message() const {
-    return visible_controls(where_.empty() ? reason_ : where_ + ": " + reason_);
+    const std::string reason = visible_controls(reason_, true);
+    return where_.empty() ? reason : visible_controls(where_) + ": " + reason;
   }
 
  private:

@@ -258,6 +258,10 @@ run_status ks split -q -k id -n 2 -o odd-names $'no\nsuch\e[31m.ndjson'
 expect_eq "$STATUS" 1 "a missing input with control bytes in its name"
 expect_eq "$(printf '%s\n' "$ERR" | head -n1)" \
   'keyshard: no\nsuch\x1b[31m.ndjson: cannot open: No such file or directory' "the message"
+run_status ks split -q -k id -n 2 -o forged $'no\nkeyshard: all good'
+expect_eq "$(printf '%s\n' "$ERR" | head -n1)" \
+  'keyshard: no\nkeyshard: all good: cannot open: No such file or directory' \
+  "a name cannot make a message line of its own"
 printf '{"id":"a"}\nnot json\n' > $'tab\tname.ndjson'
 run_status ks split -q -k id -n 2 --on-bad fail -o - $'tab\tname.ndjson'
 expect_eq "$STATUS" 65 "a bad line in a file with a tab in its name"
