@@ -189,7 +189,8 @@ Status run_split(const SplitOptions& given) {
 
   RunStart start;
   start.options = record_options(options);
-  start.inputs_seen_ns = file_clock_ns();  // (before the inputs are looked at)
+  // (Before the inputs are looked at; in whole seconds, as some file systems keep file times.)
+  start.inputs_seen_ns = file_clock_ns() / 1'000'000'000 * 1'000'000'000;
   if (continuing) {
     if (Status status = load_checkpoint(dir, previous); !status) return status;
     SplitOptions before;

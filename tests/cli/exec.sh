@@ -346,6 +346,7 @@ for _ in $(seq 600); do
   [ -e removed-dir/.keyshard/checkpoint.json ] && break
   sleep 0.05
 done
+sleep 0.5  # (the checkpoint is renamed into place, then its directory synced)
 rm -rf removed-dir
 touch go
 set +e
