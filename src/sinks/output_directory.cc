@@ -246,7 +246,7 @@ Status check_inputs_are_not_outputs(const RunConfig& config,
   if (!config.to_stdout) {
     // And the files the run replaces or removes as it goes: the summary's temporary file, and
     // whatever DIR/.keyshard holds (the checkpoint, its temporary file, the lock).
-    paths.push_back(config.output_dir + "/" + kSummaryFileName + ".tmp");
+    paths.push_back(temporary_path(config.output_dir + "/" + kSummaryFileName));
     const std::string state = config.output_dir + "/" + kStateDirName;
     std::error_code error;
     for (fs::directory_iterator entry(state, error), end; !error && entry != end;
@@ -304,7 +304,7 @@ Status check_dead_letter_is_apart(const RunConfig& config,
                                  ? std::nullopt
                                  : identity_of(config.dead_letter_path);
   std::vector<std::string> names = output_file_names(config);
-  names.push_back(std::string(kSummaryFileName) + ".tmp");  // renamed over the summary
+  names.push_back(temporary_path(kSummaryFileName));  // renamed over the summary
   for (const std::string& name : names) {
     const bool same_path = dead == dir / name;
     const std::string path = config.output_dir + "/" + name;
@@ -380,8 +380,10 @@ Status remove_earlier_reports(const RunConfig& config) {
   return {};
 }
 
+std::string temporary_path(const std::string& path) { return path + ".tmp"; }
+
 Status write_file_atomically(const std::string& path, std::string_view content) {
-  const std::string temporary = path + ".tmp";
+  const std::string temporary = temporary_path(path);
   (void)::unlink(temporary.c_str());  // a leftover, or a link that must not be written through
   FileDescriptor fd(
       ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666));

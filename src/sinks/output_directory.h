@@ -61,4 +61,7 @@ Status remove_earlier_reports(const RunConfig& config);
 /// Writes `content` to `path` through a temporary file and a rename, so readers never see half.
 Status write_file_atomically(const std::string& path, std::string_view content);
 
+/// The temporary file write_file_atomically() writes `path` through.
+std::string temporary_path(const std::string& path);
+
 }  // namespace keyshard
