@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -64,6 +65,10 @@ void ExecCollector::deliver(Stream& stream, const char* data, size_t size, bool 
     }
     return;
   }
+  if (stream.target == Target::kStderr) {
+    deliver_stderr(stream, std::string_view(data, size), at_end);
+    return;
+  }
   // `pending` holds no newline (it is cut after its last one each time): the last newline is
   // looked for among the new bytes only, so a long line costs its length, not its square.
   const size_t before = stream.pending.size();
@@ -74,33 +79,49 @@ void ExecCollector::deliver(Stream& stream, const char* data, size_t size, bool 
     stream.pending.push_back('\n');  // a last line without a newline is still a whole line
     cut = stream.pending.size();
   }
-  if (cut == 0 && stream.target == Target::kStderr && stream.pending.size() >= kStderrPiece) {
-    // A child's long stderr line goes on in pieces, each a line of its own: memory stays
-    // bounded, and a message is not data.
-    stream.pending.push_back('\n');
-    cut = stream.pending.size();
-  }
-  if (cut == 0 && stream.target == Target::kStdout && stream.pending.size() > max_line_size_) {
+  if (cut == 0 && stream.pending.size() > max_line_size_) {
     report(Status::error("a line of its output is longer than --max-line-size", stream.label)
                .because(Cause::kLineTooLong));
     cut = stream.pending.size();
   }
   if (cut == 0) return;
-  if (stream.target == Target::kStdout) {
-    write_stdout(std::string_view(stream.pending.data(), cut));
-  } else {
-    // stderr: each line gets the child's label; written whole, so lines never mix.
-    std::string text;
-    size_t start = 0;
-    while (start < cut) {
-      const size_t end = stream.pending.find('\n', start) + 1;
-      text += "[" + stream.label + "] ";
-      text.append(stream.pending, start, end - start);
-      start = end;
-    }
-    (void)write_all(STDERR_FILENO, text, "<stderr>");
-  }
+  write_stdout(std::string_view(stream.pending.data(), cut));
   stream.pending.erase(0, cut);
+}
+
+void ExecCollector::deliver_stderr(Stream& stream, std::string_view data, bool at_end) {
+  // Each line gets the child's label and is written whole, so lines never mix. A line longer
+  // than kStderrPiece goes on in pieces of exactly that size, each a line of its own: memory
+  // stays bounded, and a message is not data.
+  std::string text;
+  const auto send = [&] {
+    text += "[" + stream.label + "] ";
+    text += stream.pending;
+    text += '\n';
+    stream.pending.clear();
+  };
+  while (!data.empty()) {
+    const auto* newline = static_cast<const char*>(::memchr(data.data(), '\n', data.size()));
+    size_t line_bytes = newline != nullptr ? static_cast<size_t>(newline - data.data())
+                                           : data.size();
+    while (line_bytes > 0) {
+      const size_t taken = std::min(line_bytes, kStderrPiece - stream.pending.size());
+      stream.pending.append(data.data(), taken);
+      data.remove_prefix(taken);
+      line_bytes -= taken;
+      if (stream.pending.size() == kStderrPiece) {
+        send();
+        stream.cut = true;
+      }
+    }
+    if (newline == nullptr) break;
+    data.remove_prefix(1);
+    // A line that ended right where its last piece did has been sent whole already.
+    if (!stream.pending.empty() || !stream.cut) send();
+    stream.cut = false;
+  }
+  if (at_end && !stream.pending.empty()) send();  // a last line without a newline
+  if (!text.empty()) (void)write_all(STDERR_FILENO, text, "<stderr>");
 }
 
 void ExecCollector::run() {

@@ -48,10 +48,12 @@ class ExecCollector {
     Target target;
     std::unique_ptr<Sink> sink;
     std::string pending;  // an unfinished line (kStdout, kStderr)
+    bool cut = false;     // kStderr: `pending` continues a line already sent in pieces
   };
 
   void run();
   void deliver(Stream& stream, const char* data, size_t size, bool at_end);
+  void deliver_stderr(Stream& stream, std::string_view data, bool at_end);
   void write_stdout(std::string_view text);
   void report(Status status);
 

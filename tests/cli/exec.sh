@@ -319,7 +319,15 @@ expect_eq "$(grep -vc '^\[partition 0\] a*\( end\)\?$' long-stderr.err)" 0 \
   "every piece is a line with the child's label"
 expect_eq "$(sed 's/^\[partition 0\] //' long-stderr.err | tr -d '\n' | tr -d ' end' | wc -c)" \
   3000000 "every byte of the line"
-[ "$(wc -l < long-stderr.err)" -gt 1 ] || fail "the line goes on in pieces"
+# 3,000,000 bytes are 45 pieces of 65,536 bytes and one of 50,880 (then " end").
+expect_eq "$(sed 's/^\[partition 0\] //' long-stderr.err | awk '{print length($0)}' | uniq -c |
+             tr -s ' ')" "$(printf ' 45 65536\n 1 50884')" "pieces of exactly 64 KiB"
+# A line of exactly two pieces ends with the second: no empty line follows it.
+run_status timeout 60 "$KEYSHARD" split -q -k k -n 1 -o exact-stderr \
+  --exec "head -c 131072 /dev/zero | tr '\\0' c >&2; echo >&2; echo next >&2; cat > /dev/null" \
+  one-event.ndjson
+expect_eq "$(printf '%s\n' "$ERR" | awk '{print length($0)}' | tr '\n' ' ')" \
+  "65550 65550 18 " "a line of exactly two pieces, then the next line"
 timeout 60 "$KEYSHARD" split -q -k k -n 1 -o - \
   --exec "head -c 3000000 /dev/zero | tr '\\0' b; echo; cat > /dev/null" one-event.ndjson \
   > long-stdout.txt
