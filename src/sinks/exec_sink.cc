@@ -1,7 +1,10 @@
 #include "sinks/exec_sink.h"
 
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <time.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace keyshard {
@@ -52,7 +55,30 @@ Status ExecSink::write(std::string_view block) {
   return status;
 }
 
+Status ExecSink::wait_until_read() {
+  // A child that exits with input still in its pipe did not read all of it, although no write
+  // failed: the pipe held the rest. Closing the pipe would drop those bytes without a word.
+  long pause_ns = 100'000;
+  while (!waited_) {  // once it was waited for, how it ended has been judged
+    int unread = 0;
+    if (::ioctl(stdin_writer_.get(), FIONREAD, &unread) != 0 || unread == 0) return {};
+    const pid_t reaped = ::waitpid(pid_, &wait_status_, WNOHANG);
+    if (reaped == pid_) {
+      waited_ = true;
+      return ended_early();
+    }
+    if (reaped < 0 && errno != EINTR) return {};
+    const timespec pause{0, pause_ns};
+    ::nanosleep(&pause, nullptr);
+    pause_ns = std::min(2 * pause_ns, 20'000'000L);
+  }
+  return {};
+}
+
 Status ExecSink::finish() {
+  if (!discarding_) {
+    if (Status status = wait_until_read(); !status) return status;
+  }
   stdin_writer_ = FileDescriptor();  // EOF for the child
   const int status = wait_for_child();
   return wait_status_ok(status) ? Status{} : failed(status);

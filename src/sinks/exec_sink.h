@@ -22,12 +22,14 @@ class ExecSink final : public Sink {
   ~ExecSink() override;
 
   Status write(std::string_view block) override;
-  /// Closes the child's stdin and waits for it to exit.
+  /// Waits until the child has read all its input (or exited without doing so: an error unless
+  /// early exits are allowed), then closes its stdin and waits for it to exit.
   Status finish() override;
   const std::string& name() const override { return label_; }
 
  private:
   int wait_for_child();
+  Status wait_until_read();
   Status ended_early();
   Status failed(int wait_status) const;
 

@@ -60,6 +60,19 @@ expect_eq "$STATUS" 1 "early exit"
 expect_contains "$ERR" "--allow-early-exit" "hint"
 ks split -k user_id -n 2 -o allowed -q --allow-early-exit --exec 'head -n 1' events.ndjson
 expect_eq "$(cat allowed/part-*.ndjson | wc -l)" 2 "--allow-early-exit"
+# An input small enough to sit in the pipe (about 18 KB a partition, more than head's buffer):
+# no write fails, yet the child left some of it unread. That is an early exit too, also for a
+# child that exits at once or after closing stdin.
+head -n 150 events.ndjson > small.ndjson
+for command in 'head -n 1' 'true' 'exec 0<&-; sleep 0.2; cat /dev/null'; do
+  run_status ks split -k user_id -n 2 -o "small-early" --force -q --exec "$command" small.ndjson
+  expect_eq "$STATUS" 1 "early exit of \`$command\` with all its input in the pipe"
+  expect_contains "$ERR" "exited before reading all its input" "the reason, for \`$command\`"
+done
+ks split -k user_id -n 2 -o small-allowed -q --allow-early-exit --exec 'head -n 1' small.ndjson
+expect_eq "$(cat small-allowed/part-*.ndjson | wc -l)" 2 "--allow-early-exit, a small input"
+ks split -k user_id -n 2 -o small-read -q --exec 'head -n 150' small.ndjson
+expect_eq "$(cat small-read/part-*.ndjson | wc -l)" 150 "a child that read all, then exited"
 pass "failures"
 
 # keyshard's own stdout closing early ends the run quietly with status 0.
