@@ -18,6 +18,7 @@
 #include "cli/run_report.h"
 #include "cli/split_config.h"
 #include "sinks/output_directory.h"
+#include "sinks/overlap_checks.h"
 #include "util/files.h"
 #include "util/interrupt.h"
 

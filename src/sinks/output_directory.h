@@ -29,23 +29,6 @@ Status create_output_directory(const std::string& dir,
 /// worker, its worker files) and the summary. None with -o -.
 std::vector<std::string> output_file_names(const RunConfig& config);
 
-/// Refuses (exit status 2) a run that would write over one of its own inputs: an input that is
-/// one of the files it writes in DIR, or its dead-letter file. The links --force `replaced`
-/// (links_force_replaces()) are taken as absent.
-Status check_inputs_are_not_outputs(const RunConfig& config,
-                                    const std::set<std::string>& replaced = {});
-
-/// Refuses (exit status 2) a --dead-letter file that is one of the files the run keeps in DIR:
-/// a partition or worker file, the summary, or anything under DIR/.keyshard. The links --force
-/// `replaced` are taken as absent.
-Status check_dead_letter_is_apart(const RunConfig& config,
-                                  const std::set<std::string>& replaced = {});
-
-/// With --force, the symbolic links at the paths of the files this run writes in DIR (its
-/// partition files, the summary, a dead-letter file in DIR), except one named as an input: the
-/// run replaces them rather than writes through them, so the checks above take them as absent.
-std::set<std::string> links_force_replaces(const RunConfig& config);
-
 /// Removes the `links` of links_force_replaces(), once the checks have passed.
 Status unlink_symlinked_outputs(const std::set<std::string>& links);
 

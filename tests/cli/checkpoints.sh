@@ -65,6 +65,19 @@ for name in keyshard-summary.json.tmp .keyshard/checkpoint.json.tmp .keyshard/ch
   expect_contains "$ERR" "temporary/$name: is both an input and an output" "the message ($name)"
   expect_same_file "temporary/$name" few-events.ndjson "the input at DIR/$name is untouched"
 done
+# An input that does not exist yet, at the path of a file the run creates, is refused too:
+# it would be read when its turn came, empty or growing as the run wrote it.
+for target in new-dir/part-00001.ndjson new-dir/.keyshard/checkpoint.json new-dead.ndjson; do
+  run_status ks split -k user_id -n 4 -q -o new-dir --dead-letter new-dead.ndjson \
+    few-events.ndjson "$target"
+  expect_eq "$STATUS" 2 "an input that the run would create ($target)"
+  expect_contains "$ERR" "$target: is both an input and an output of this run: it does not exist" \
+    "the message ($target)"
+  [ ! -e new-dir ] && [ ! -e new-dead.ndjson ] || fail "nothing created for $target"
+done
+run_status ks split -k user_id -n 4 -q -o - --dead-letter new-dead.ndjson few-events.ndjson \
+  ./new-dead.ndjson
+expect_eq "$STATUS" 2 "-o -: an input that is the dead-letter file the run would create"
 pass "--force removes the earlier run's partition files it does not write"
 
 # ... and its summary and dead letters: a --force run that fails leaves no summary that reads

@@ -1,0 +1,233 @@
+#include "sinks/overlap_checks.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "sinks/output_directory.h"
+
+namespace keyshard {
+
+namespace fs = std::filesystem;
+
+std::optional<FileIdentity> identity_of(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return FileIdentity{info.st_dev, info.st_ino};
+}
+
+std::map<FileIdentity, std::string> named_input_identities(const RunConfig& config) {
+  std::map<FileIdentity, std::string> inputs;
+  for (const std::string& path : config.inputs) {
+    if (path == "-") {
+      struct stat info {};
+      if (::fstat(STDIN_FILENO, &info) == 0 && S_ISREG(info.st_mode)) {
+        inputs.emplace(FileIdentity{info.st_dev, info.st_ino}, "<stdin>");
+      }
+    } else if (auto identity = identity_of(path)) {
+      inputs.emplace(*identity, path);
+    }
+  }
+  return inputs;
+}
+
+std::set<FileIdentity> input_identities(const RunConfig& config) {
+  std::set<FileIdentity> inputs;
+  for (const auto& [identity, name] : named_input_identities(config)) inputs.insert(identity);
+  return inputs;
+}
+
+namespace {
+
+// A path with the links in its directory part resolved, the last component left as it is: two
+// spellings of one link ("out/part-0", "alias/part-0") compare equal.
+std::string link_path(const std::string& path) {
+  std::error_code ignored;
+  const fs::path absolute = fs::absolute(path, ignored).lexically_normal();
+  return (fs::weakly_canonical(absolute.parent_path(), ignored) / absolute.filename()).string();
+}
+
+}  // namespace
+
+std::set<std::string> links_force_replaces(const RunConfig& config) {
+  std::set<std::string> links;
+  if (!config.force || config.to_stdout) return links;
+  std::vector<std::string> paths;
+  for (const std::string& name : output_file_names(config)) {
+    paths.push_back(config.output_dir + "/" + name);
+  }
+  if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
+    // (only in DIR: a dead-letter file named elsewhere is written where its path leads)
+    const std::string parent = fs::path(config.dead_letter_path).parent_path().string();
+    const auto dir = identity_of(config.output_dir);
+    if (dir && identity_of(parent.empty() ? "." : parent) == dir) {
+      paths.push_back(config.dead_letter_path);
+    }
+  }
+  std::set<std::string> inputs;  // a link named as an input is read, so it stays
+  for (const std::string& input : config.inputs) {
+    if (input != "-") inputs.insert(link_path(input));
+  }
+  for (const std::string& path : paths) {
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode) &&
+        !inputs.contains(link_path(path))) {
+      links.insert(path);
+    }
+  }
+  return links;
+}
+
+std::vector<std::string> output_file_names(const RunConfig& config) {
+  std::vector<std::string> names;
+  if (config.to_stdout) return names;
+  if (config.exec() && config.exec_per_worker) {
+    for (unsigned w = 0; w < config.threads; ++w) names.push_back(worker_file_name(config, w));
+  } else {
+    for (uint32_t p = 0; p < config.partitions; ++p) {
+      names.push_back(partition_file_name(config, p));
+    }
+  }
+  names.emplace_back(kSummaryFileName);
+  return names;
+}
+
+namespace {
+
+// An input that does not exist yet has no identity to compare, but it may be a file this run
+// creates before that input's turn comes: the run would then read its own output (nothing, or
+// what it writes, until the disk is full). So such an input is compared by path.
+Status check_missing_inputs(const RunConfig& config) {
+  std::vector<std::pair<fs::path, const std::string*>> missing;  // resolved path, as named
+  std::error_code error;
+  for (const std::string& input : config.inputs) {
+    struct stat info {};
+    if (input == "-" || ::lstat(input.c_str(), &info) == 0) continue;
+    const fs::path path = fs::weakly_canonical(fs::absolute(input, error), error);
+    if (!error) missing.emplace_back(path, &input);
+  }
+  if (missing.empty()) return {};
+  fs::path dir;
+  std::set<std::string> names;
+  if (!config.to_stdout) {
+    dir = fs::weakly_canonical(fs::absolute(config.output_dir, error), error);
+    if (error) return {};
+    const std::vector<std::string> outputs = output_file_names(config);
+    names.insert(outputs.begin(), outputs.end());
+    names.insert(temporary_path(kSummaryFileName));
+  }
+  fs::path dead_letter;
+  if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
+    dead_letter = fs::weakly_canonical(fs::absolute(config.dead_letter_path, error), error);
+    if (error) dead_letter.clear();
+  }
+  for (const auto& [path, input] : missing) {
+    const bool in_dir = !dir.empty() && (path.parent_path() == dir / kStateDirName ||
+                                         (path.parent_path() == dir &&
+                                          names.contains(path.filename().string())));
+    if (in_dir || (!dead_letter.empty() && path == dead_letter)) {
+      return Status::error("is both an input and an output of this run: it does not exist yet, "
+                           "and this run would create it, then read what it writes (name "
+                           "another input)",
+                           *input, kExitUsage);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Status check_inputs_are_not_outputs(const RunConfig& config,
+                                    const std::set<std::string>& replaced) {
+  if (Status status = check_missing_inputs(config); !status) return status;
+  const std::map<FileIdentity, std::string> inputs = named_input_identities(config);
+  if (inputs.empty()) return {};
+  std::vector<std::string> paths;
+  for (const std::string& name : output_file_names(config)) {
+    paths.push_back(config.output_dir + "/" + name);
+  }
+  if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
+    paths.push_back(config.dead_letter_path);
+  }
+  if (!config.to_stdout) {
+    // And the files the run replaces or removes as it goes: the summary's temporary file, and
+    // whatever DIR/.keyshard holds (the checkpoint, its temporary file, the lock).
+    paths.push_back(temporary_path(config.output_dir + "/" + kSummaryFileName));
+    const std::string state = config.output_dir + "/" + kStateDirName;
+    std::error_code error;
+    for (fs::directory_iterator entry(state, error), end; !error && entry != end;
+         entry.increment(error)) {
+      paths.push_back(entry->path().string());
+    }
+  }
+  for (const std::string& path : paths) {
+    if (replaced.contains(path)) continue;  // a new file takes its place
+    const auto identity = identity_of(path);
+    const auto input = identity ? inputs.find(*identity) : inputs.end();
+    if (input != inputs.end()) {
+      const std::string as = input->second == "<stdin>" ? " (on standard input)" : "";
+      return Status::error("is both an input" + as + " and an output of this run; it would be "
+                           "written over while it is read (move it out of the way first)",
+                           path, kExitUsage);
+    }
+  }
+  // `keyshard split -o - app.log >> app.log` would read its own output for ever.
+  struct stat out {};
+  if (config.to_stdout && ::fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode)) {
+    const auto input = inputs.find(FileIdentity{out.st_dev, out.st_ino});
+    if (input != inputs.end()) {
+      return Status::error("standard output is this input; keyshard would read what it writes "
+                           "(write to another file)",
+                           input->second, kExitUsage);
+    }
+  }
+  return {};
+}
+
+Status check_dead_letter_is_apart(const RunConfig& config,
+                                  const std::set<std::string>& replaced) {
+  if (config.to_stdout || config.on_bad != BadLinePolicy::kDeadLetter ||
+      config.dead_letter_path.empty()) {
+    return {};
+  }
+  // Compared as paths (neither file may exist yet), with links in the existing part resolved;
+  // and as files, for a hard link.
+  // (A link that --force replaces is not followed: a new file takes its place.)
+  std::error_code error;
+  const fs::path named = fs::absolute(config.dead_letter_path, error);
+  if (error) return {};  // no working directory: opening it says so
+  const fs::path dead = replaced.contains(config.dead_letter_path)
+                            ? fs::weakly_canonical(named.parent_path(), error) / named.filename()
+                            : fs::weakly_canonical(named, error);
+  if (error) return {};  // its directory cannot be reached: opening it says so
+  const fs::path dir = fs::weakly_canonical(fs::absolute(config.output_dir), error);
+  if (error) return {};
+  const auto refuse = [&](const std::string& what) {
+    return Status::error("--dead-letter names " + what + "; name a file of its own",
+                         config.dead_letter_path, kExitUsage);
+  };
+  const auto dead_identity = replaced.contains(config.dead_letter_path)
+                                 ? std::nullopt
+                                 : identity_of(config.dead_letter_path);
+  std::vector<std::string> names = output_file_names(config);
+  names.push_back(temporary_path(kSummaryFileName));  // renamed over the summary
+  for (const std::string& name : names) {
+    const bool same_path = dead == dir / name;
+    const std::string path = config.output_dir + "/" + name;
+    const auto identity = replaced.contains(path) ? std::nullopt : identity_of(path);
+    if (same_path || (identity && dead_identity && *identity == *dead_identity)) {
+      return refuse(name == kSummaryFileName         ? "the run's summary file"
+                    : name.starts_with(kSummaryFileName) ? "the temporary file of its summary"
+                                                         : "one of the run's own output files");
+    }
+  }
+  const fs::path state = dir / kStateDirName;
+  const auto [end, unused] = std::mismatch(state.begin(), state.end(), dead.begin(), dead.end());
+  if (end == state.end()) return refuse("a file of the run's checkpoint directory (.keyshard)");
+  return {};
+}
+
+}  // namespace keyshard

@@ -1,0 +1,45 @@
+// The checks that keep a run from reading or writing over its own files: no input, and no
+// dead-letter file, may be a file the run writes, replaces or removes. Files are compared by
+// identity (hard links, symbolic links) and, when they do not exist yet, by path.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "pipeline/run_config.h"
+#include "util/status.h"
+
+namespace keyshard {
+
+using FileIdentity = std::pair<dev_t, ino_t>;
+
+/// The file at `path` (links followed), or nothing when it cannot be reached.
+std::optional<FileIdentity> identity_of(const std::string& path);
+
+/// The files the inputs are, by name; standard input included when it is a file (`< FILE`).
+std::map<FileIdentity, std::string> named_input_identities(const RunConfig& config);
+std::set<FileIdentity> input_identities(const RunConfig& config);
+
+/// Refuses (exit status 2) a run that would write over one of its own inputs: an input that is
+/// one of the files it writes in DIR, or its dead-letter file. The links --force `replaced`
+/// (links_force_replaces()) are taken as absent.
+Status check_inputs_are_not_outputs(const RunConfig& config,
+                                    const std::set<std::string>& replaced = {});
+
+/// Refuses (exit status 2) a --dead-letter file that is one of the files the run keeps in DIR:
+/// a partition or worker file, the summary, or anything under DIR/.keyshard. The links --force
+/// `replaced` are taken as absent.
+Status check_dead_letter_is_apart(const RunConfig& config,
+                                  const std::set<std::string>& replaced = {});
+
+/// With --force, the symbolic links at the paths of the files this run writes in DIR (its
+/// partition files, the summary, a dead-letter file in DIR), except one named as an input: the
+/// run replaces them rather than writes through them, so the checks above take them as absent.
+std::set<std::string> links_force_replaces(const RunConfig& config);
+
+}  // namespace keyshard
