@@ -176,12 +176,13 @@ Status parse_salts(const SplitOptions& options, RunConfig& config) {
       const auto [end, error] =
           std::from_chars(number.data(), number.data() + number.size(), share);
       if (percent) share /= 100;
-      good = error == std::errc() && end == number.data() + number.size() && share > 0 &&
-             share < 1;
+      good = error == std::errc() && end == number.data() + number.size() &&
+             share >= kMinHotKeyShare && share < 1;
     }
     if (!good) {
       return usage("invalid --hot-keys \"" + options.hot_keys +
-                   "\": use auto, or auto:SHARE such as auto:5% or auto:0.05");
+                   "\": use auto, or auto:SHARE with SHARE from 0.1% to below 100%, such as "
+                   "auto:5% or auto:0.05");
     }
     if (config.partitions < 2) {
       return usage("--hot-keys spreads a hot key over the partitions; with -n 1 there is "

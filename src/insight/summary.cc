@@ -37,6 +37,13 @@ std::string input_name(const RunStats& stats, uint32_t input) {
   return input < stats.inputs.size() ? stats.inputs[input] : "an earlier input";
 }
 
+// A hot key as the reports show it: its first bytes, like the heaviest keys (the whole key
+// stays in the checkpoint).
+HeavyHitters::Entry shown_key(const HotKeyDecision& decision) {
+  const bool cut = decision.key.size() > HeavyHitters::kKeyBytes;
+  return HeavyHitters::Entry{decision.key.substr(0, HeavyHitters::kKeyBytes), cut, decision.events};
+}
+
 }  // namespace
 
 std::string format_summary_text(const RunStats& stats, const RunConfig& config) {
@@ -70,8 +77,7 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
                    with_commas(stats.salted_events[i]), stats.salted_events[i] == 1 ? "" : "s");
   }
   for (const HotKeyDecision& decision : stats.hot_key_decisions) {
-    std::string key;
-    append_json_string(key, decision.key);
+    const std::string key = HeavyHitters::display(shown_key(decision));
     fmt::format_to(it, "  hot key {} salted over {} sub-keys from {} byte {}: {} event{}\n",
                    key, decision.sub_keys, visible_controls(input_name(stats, decision.input)),
                    decision.offset, with_commas(decision.events), decision.events == 1 ? "" : "s");
@@ -156,7 +162,9 @@ std::string format_summary_json(const RunStats& stats, const RunConfig& config) 
   for (size_t i = 0; i < stats.hot_key_decisions.size(); ++i) {
     const HotKeyDecision& decision = stats.hot_key_decisions[i];
     out += i ? ",\n    {" : "\n    {";
-    append_json_bytes_member(out, "key", decision.key, ": ");
+    const HeavyHitters::Entry key = shown_key(decision);
+    HeavyHitters::append_json_key(out, key);
+    fmt::format_to(it, ", \"truncated\": {}", key.truncated);
     out += ", \"input\": ";
     append_json_text(out, input_name(stats, decision.input));
     fmt::format_to(it, ", \"offset\": {}, \"sub_keys\": {}, \"events\": {}}}", decision.offset,

@@ -2,11 +2,19 @@
 
 #include "pipeline/router.h"
 
+#include <xxhash.h>
+
+#include <optional>
+
 namespace keyshard {
 
 SaltSequencer::SaltSequencer(const RunConfig& config)
     : config_(config), partitioner_(config.hash, config.partitions), dealt_(config.salts.size()) {
   if (config.hot_keys_share) extractor_ = std::make_unique<KeyExtractor>(config.keys);
+  if (config.hot_keys_share && config.salt_by) {
+    salt_by_ = std::make_unique<JsonKeyExtractor>(std::span(&*config.salt_by, 1), false);
+  }
+  for (const auto& [key, sub_keys] : config.salts) named_.insert(HeavyHitters::key_hash(key));
 }
 
 uint32_t SaltSequencer::deal(std::string_view key, uint32_t sub_keys, uint64_t& dealt,
@@ -25,15 +33,27 @@ void SaltSequencer::detect_hot_keys(Chunk& chunk) {
     // A share is of all the events with a key, those of keys salted already included (else
     // each key salted would push the next ones over the line).
     shares_.add({}, hash);
-    if (chunk.destinations[i] == kToSaltedPending) continue;  // a --salt key
+    // A --salt key (its line is pending, or placed by --salt-by already) is salted as named.
+    if (chunk.destinations[i] == kToSaltedPending || named_.contains(hash)) continue;
     if (auto known = automatic_.find(hash); known != automatic_.end()) {
       // A key salted automatically: deal it round-robin from now on.
       const Extraction extraction =
           extractor_->extract(chunk.line(i), readable_end - chunk.line_starts[i]);
       HotKeyDecision& decision = decisions_[known->second];
       int32_t index = -1;
-      chunk.destinations[i] = deal(extraction.key, decision.sub_keys,
-                                   automatic_dealt_[known->second], index);
+      // With --salt-by, as for a --salt key: the sub-key is a hash of that field, and an event
+      // without it is dealt round-robin.
+      std::optional<Extraction> by;
+      if (salt_by_) by = salt_by_->extract(chunk.line(i), readable_end - chunk.line_starts[i]);
+      if (by && by->ok) {
+        index = static_cast<int32_t>(XXH3_64bits(by->key.data(), by->key.size()) %
+                                     decision.sub_keys);
+        salted_key(extraction.key, static_cast<uint32_t>(index), sub_key_);
+        chunk.destinations[i] = partitioner_.partition_of(sub_key_);
+      } else {
+        chunk.destinations[i] = deal(extraction.key, decision.sub_keys,
+                                     automatic_dealt_[known->second], index);
+      }
       ++decision.events;
       if (config_.annotate_salt) chunk.salt_of_line[i] = index;
       continue;
@@ -41,7 +61,7 @@ void SaltSequencer::detect_hot_keys(Chunk& chunk) {
     if (shares_.total() < config_.hot_keys_warmup) continue;
     // The summary's count is a lower bound: a key is salted only once it surely crossed.
     const auto count = shares_.count_of(hash);
-    if (static_cast<double>(count) < share * static_cast<double>(shares_.total())) continue;
+    if (static_cast<double>(count) <= share * static_cast<double>(shares_.total())) continue;
     const Extraction extraction =
         extractor_->extract(chunk.line(i), readable_end - chunk.line_starts[i]);
     automatic_.emplace(hash, decisions_.size());

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "checkpoint/checkpoint.h"
@@ -16,6 +17,7 @@
 #include "input/chunk.h"
 #include "insight/heavy_hitters.h"
 #include "insight/run_stats.h"
+#include "keys/json_key_extractor.h"
 #include "keys/key_extractor.h"
 #include "pipeline/run_config.h"
 
@@ -46,7 +48,9 @@ class SaltSequencer {
   std::vector<uint32_t> cursor_;
   // --hot-keys auto
   std::unique_ptr<KeyExtractor> extractor_;  // the bytes of a key once it is salted
-  HeavyHitters shares_{256};                 // shares of the events seen so far, by key hash
+  std::unordered_set<uint64_t> named_;       // key hashes of the --salt keys: never automatic
+  std::unique_ptr<JsonKeyExtractor> salt_by_;  // --salt-by PATH
+  HeavyHitters shares_{kHotKeyCounters};     // shares of the events seen so far, by key hash
   std::unordered_map<uint64_t, size_t> automatic_;  // key hash -> index in decisions_
   std::vector<uint64_t> automatic_dealt_;
   std::vector<HotKeyDecision> decisions_;

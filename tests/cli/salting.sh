@@ -151,3 +151,36 @@ expect_eq "$(salted_keys shares3)" "A B" "auto:3%: the 50% key and the 4% one"
 ks split -q -k k -n 8 --salt A:4 --hot-keys auto:5% -o shares-salt shares.ndjson
 expect_eq "$(salted_keys shares-salt)" "" "auto:5% beside --salt A:4: no key"
 pass "--hot-keys shares are of all the events"
+
+# A key a little over SHARE is found: B at 2.3% throughout, under the default 2%.
+python3 - > near.ndjson <<'PY'
+import random
+random.seed(5)
+for i in range(200000):
+    print('{"k":"%s","s":"v%d"}' % ("B" if random.random() < 0.023 else f"u{i}", i % 30))
+PY
+ks split -q -k k -n 8 --hot-keys auto -o near near.ndjson
+expect_eq "$(salted_keys near)" "B" "a key at 2.3% under auto (2%)"
+# A SHARE so small that nearly every key would pass it is refused.
+run_status ks split -q -k k -n 8 --hot-keys auto:0.0000001 -o tiny near.ndjson
+expect_eq "$STATUS" 2 "auto:0.0000001"
+expect_contains "$ERR" "SHARE from 0.1%" "the range of SHARE"
+# --salt-by applies to the keys --hot-keys salts as to the --salt ones: each value of the
+# field stays in one sub-key. A --salt key is salted as named only, never a second time.
+# (near.ndjson with "k":"A" for one key in four: A is named, B is found.)
+sed 's/"k":"u\([0-9]*[05]\)"/"k":"A"/' near.ndjson > named.ndjson
+ks split -q -k k -n 16 --salt A:4 --salt-by s --hot-keys auto --annotate partition,salt \
+  -o - named.ndjson > named.out
+python3 - named.out <<'PY' || fail "--salt-by with --salt and --hot-keys"
+import collections, json, sys
+places = collections.defaultdict(set)
+for line in open(sys.argv[1]):
+    event = json.loads(line)
+    if "_salt" in event:
+        places[event["k"], event["s"]].add((event["_partition"], event["_salt"]))
+assert {k for k, s in places} == {"A", "B"}, sorted({k for k, s in places})
+assert max(s for (k, _), v in places.items() if k == "A" for p, s in v) < 4, "A over 4 sub-keys"
+spread = {key: v for key, v in places.items() if len(v) > 1}
+assert not spread, f"values spread over sub-keys: {sorted(spread)[:3]}"
+PY
+pass "--hot-keys finds keys just over SHARE; --salt-by applies to them; --salt keys once"
