@@ -77,7 +77,10 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
                    stats.heavy_hitters.error_bound());
     out += "  share       events  partition  key\n";
     for (const auto& entry : top) {
-      fmt::format_to(it, "{:>6.2f}% {:>12} {:>10}  {}\n", 100 * share_of(entry.count, events),
+      // Of the events that have a key, as in split's summary (--missing-key partition:P
+      // routes others).
+      fmt::format_to(it, "{:>6.2f}% {:>12} {:>10}  {}\n",
+                     100 * share_of(entry.count, stats.heavy_hitters.total()),
                      entry.count,
                      entry.truncated ? std::string("?")
                                      : std::to_string(partitioner.partition_of(entry.key)),
@@ -129,7 +132,7 @@ std::string format_stats_json(const RunStats& stats, const RunConfig& config,
     HeavyHitters::append_json_key(out, top[i]);
     fmt::format_to(it, ", \"truncated\": {}, \"events\": {}, \"share\": {:.6f}, \"partition\": {}}}",
                    top[i].truncated, top[i].count,
-                   share_of(top[i].count, stats.events_written()),
+                   share_of(top[i].count, stats.heavy_hitters.total()),
                    top[i].truncated ? std::string("null")
                                     : std::to_string(partitioner.partition_of(top[i].key)));
   }

@@ -152,3 +152,18 @@ expect_contains "$(cat same.txt)" "over 1 event and 1 distinct key" "plurals"
 expect_contains "$(cat same.txt)" "The count does not change: no key moves." "--from N --to N"
 if grep -q Recommendation same.txt; then fail "--from N --to N still recommends a partitioner"; fi
 pass "plan with an unchanged count"
+
+# A key's share is of the events that have a key, in stats as in split's summary, also when
+# --missing-key partition:P routes the others.
+printf '{"k":"a"}\n{"x":1}\n{"k":"b"}\n{"x":2}\n' > keyless.ndjson
+ks split -q -k k -n 4 --missing-key partition:3 -o keyless keyless.ndjson
+ks stats -k k -n 4 --missing-key partition:3 --json keyless.ndjson > keyless-stats.json
+python3 - keyless/keyshard-summary.json keyless-stats.json <<'PY' || fail "shares differ"
+import json, sys
+split, stats = (json.load(open(path))["top_keys"] for path in sys.argv[1:])
+assert [k["share"] for k in split] == [0.5, 0.5], split
+assert [k["share"] for k in stats] == [0.5, 0.5], stats
+PY
+expect_contains "$(ks stats -k k -n 4 --missing-key partition:3 keyless.ndjson)" \
+  ' 50.00%            1          0  "a"' "the text report's share"
+pass "stats and split agree on a key's share"
