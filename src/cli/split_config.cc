@@ -430,6 +430,10 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
   if (!config.exec() && (config.exec_per_worker || config.allow_early_exit)) {
     return usage("--exec-per and --allow-early-exit go with --exec CMD");
   }
+  if (config.exec() && config.to_stdout && config.zstd_level) {
+    return usage("--compress with --exec compresses the children's output files in DIR; with "
+                 "-o - their lines go to standard output as they are (pipe it through zstd)");
+  }
 
   config.checkpoints = !config.to_stdout;
   if (Status status = parse_checkpoint_every(options.checkpoint_every, config); !status) {

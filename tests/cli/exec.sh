@@ -75,6 +75,13 @@ ks split -k user_id -n 2 -o small-read -q --exec 'head -n 150' small.ndjson
 expect_eq "$(cat small-read/part-*.ndjson | wc -l)" 150 "a child that read all, then exited"
 pass "failures"
 
+# --compress cannot apply to the children's lines on standard output: refused, not ignored.
+run_status ks split -k user_id -n 2 -q --exec cat --compress zstd -o - small.ndjson
+expect_eq "$STATUS" 2 "--exec --compress -o -"
+expect_contains "$ERR" "pipe it through zstd" "what to do instead"
+expect_eq "$OUT" "" "nothing written"
+pass "--exec --compress -o - is refused"
+
 # keyshard's own stdout closing early ends the run quietly with status 0.
 set +e
 ks split -k user_id -n 8 -o - --exec cat events.ndjson 2> err.txt | head -n 1 > /dev/null
