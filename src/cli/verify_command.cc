@@ -139,6 +139,7 @@ Status run_verify(const VerifyOptions& o) {
   }
   std::fflush(stdout);
   if (bad > 0) {
+    if (o.quiet) return Status::reported(kExitFailure);  // -q: the files that differ, only
     return Status::error(fmt::format("{} of {} files differ from the checkpoint", bad, files),
                          dir);
   }

@@ -77,6 +77,14 @@ class Status {
     return status;
   }
 
+  /// A failure the command has reported already, in its own way: no message, `exit_code`.
+  static Status reported(int exit_code) {
+    Status status;
+    status.failed_ = true;
+    status.exit_code_ = exit_code;
+    return status;
+  }
+
   /// Marks the kind of failure; returns the status.
   Status because(Cause cause) && {
     cause_ = cause;

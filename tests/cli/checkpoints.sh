@@ -398,6 +398,11 @@ expect_contains "$OUT" "tampered/part-00007.ndjson: not a file: a directory is i
   "a directory in a file's place"
 expect_contains "$OUT" "tampered/part-00001.ndjson: not a regular file any more" "a FIFO"
 expect_contains "$ERR" "5 of 9 files differ" "verify's count"
+tampered=$OUT
+run_status timeout 20 "$KEYSHARD" verify -q tampered
+expect_eq "$STATUS" 1 "verify -q of tampered outputs"
+expect_eq "$OUT" "$tampered" "verify -q: the files that differ"
+expect_eq "$ERR" "" "verify -q: nothing more"
 pass "verify names changed, truncated and extended outputs"
 
 # Guardrails: exit 3 and 4 after a complete run (checkpoint complete, summary written).
