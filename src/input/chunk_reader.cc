@@ -219,9 +219,11 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (got == 0) {
         source_done_ = true;
         if (source_->shrunk_to && warn_) {
-          warn_(fmt::format("{}: truncated from {} to {} bytes while it was read; its lines up "
-                            "to there were read, and the last of them may be cut short",
-                            source_->name(), source_->file_size, *source_->shrunk_to));
+          warn_(fmt::format("{}: truncated from {} to {} bytes while it was read, after its "
+                            "first {} bytes were read: their lines were used, and the last of "
+                            "them may be cut short",
+                            source_->name(), source_->file_size, *source_->shrunk_to,
+                            source_->read_when_shrunk));
         }
         break;
       }

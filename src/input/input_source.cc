@@ -43,6 +43,8 @@ class PlainSource final : public InputSource {
     if (struct stat info {}; got == 0 && !streaming() && ::fstat(fd_.get(), &info) == 0 &&
                              static_cast<uint64_t>(info.st_size) < file_size) {
       shrunk_to = static_cast<uint64_t>(info.st_size);
+      const off_t position = ::lseek(fd_.get(), 0, SEEK_CUR);
+      read_when_shrunk = position > 0 ? static_cast<uint64_t>(position) : 0;
     }
     return {};
   }

@@ -50,8 +50,9 @@ class InputSource {
   uint64_t inode = 0;
   uint64_t file_size = 0;
   /// Set at the end of a plain regular file that is shorter than it was when opened (truncated
-  /// while it was read): its size then.
+  /// while it was read): its size then, and how far it had been read.
   std::optional<uint64_t> shrunk_to;
+  uint64_t read_when_shrunk = 0;
 
  protected:
   explicit InputSource(std::string name) : name_(std::move(name)) {}

@@ -630,8 +630,32 @@ TEST_CASE("an input truncated while it is read is read to its new end, with a wa
   CHECK(delivered == text.substr(0, cut));
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0] == path + ": truncated from " + std::to_string(text.size()) + " to " +
-                           std::to_string(cut) + " bytes while it was read; its lines up to "
-                           "there were read, and the last of them may be cut short");
+                           std::to_string(cut) + " bytes while it was read, after its first " +
+                           std::to_string(cut) + " bytes were read: their lines were used, and "
+                           "the last of them may be cut short");
+}
+
+TEST_CASE("an input truncated below what was read already: the warning says how much was read") {
+  const TempDir dir;
+  std::string text;
+  for (int i = 0; i < 10000; ++i) text += "{\"n\":" + std::to_string(i) + "}\n";
+  const std::string path = dir.write("shrinking.ndjson", text);
+  std::vector<std::string> warnings;
+  ChunkReader reader = reader_noting(path, warnings);
+  Chunk chunk;
+  Status status;
+  REQUIRE(reader.next(chunk, status));
+  std::string delivered(chunk.data.get(), chunk.size);
+  std::filesystem::resize_file(path, 100);
+  while (reader.next(chunk, status)) delivered.append(chunk.data.get(), chunk.size);
+  CHECK(status.ok());
+  REQUIRE(delivered.size() > 100);
+  CHECK(delivered == text.substr(0, delivered.size()));
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == path + ": truncated from " + std::to_string(text.size()) +
+                           " to 100 bytes while it was read, after its first " +
+                           std::to_string(delivered.size()) + " bytes were read: their lines "
+                           "were used, and the last of them may be cut short");
 }
 
 TEST_CASE("an input that grows while it is read gives no warning") {
