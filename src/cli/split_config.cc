@@ -303,6 +303,9 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
   for (const std::string& path : config.inputs) {
     config.input_names.push_back(path == "-" ? "<stdin>" : path);
   }
+  if (std::count(config.inputs.begin(), config.inputs.end(), "-") > 1) {
+    return usage("- (standard input) is named more than once; it can be read once");
+  }
 
   if (options.format == "json") config.keys.format = InputFormat::kJson;
   else if (options.format == "delimited") config.keys.format = InputFormat::kDelimited;

@@ -272,3 +272,11 @@ rm -rf odd-inc && ks split -q --incremental -k id -n 2 -o odd-inc $'tab\tname.nd
 expect_eq "$(cat odd-inc.err)" 'keyshard: warning: tab\tname.ndjson: named twice; read once' \
   "a warning"
 pass "control bytes in file names are shown as escapes"
+
+# Standard input named twice would be read once, the second time as empty: refused.
+for command in "split -k id -n 2 -o -" "stats -k id -n 2" "plan -k id --from 2 --to 3"; do
+  run_status bash -c 'echo "{\"id\":1}" | "$0" '"$command"' - -' "$KEYSHARD"
+  expect_eq "$STATUS" 2 "$command - -"
+  expect_contains "$ERR" "standard input) is named more than once" "the reason ($command)"
+done
+pass "standard input named twice"
