@@ -132,6 +132,10 @@ Status run_split(const SplitOptions& given) {
   RunConfig config;
   if (Status status = make_run_config(options, config); !status) return status;
   options.threads = config.threads;  // recorded as resolved
+  if (config.salt_by && !config.sequenced_salting()) {
+    print_warning("--salt-by picks the sub-key of a salted key; without --salt or --hot-keys "
+                  "no key is salted, so it changes nothing");
+  }
   if (standard_stream_was_closed(STDIN_FILENO) &&
       std::find(config.inputs.begin(), config.inputs.end(), "-") != config.inputs.end()) {
     return Status::error("standard input is closed; name the input files, or open it", {},

@@ -56,6 +56,9 @@ for p in range(8):
             assert seen.setdefault(event["session"], event["_salt"]) == event["_salt"], event
 assert len(set(seen.values())) > 1, seen
 PY
+run_status ks split -k user_id -n 8 --salt-by session -o by-alone -q events.ndjson
+expect_eq "$STATUS" 0 "--salt-by alone"
+expect_contains "$ERR" "warning: --salt-by picks the sub-key of a salted key" "--salt-by alone warns"
 pass "--salt-by"
 
 # --salt-by on a line over 1 MiB: the same sub-key as on a short line with the same field, read
