@@ -102,6 +102,9 @@ class GrammarChecker {
   JsonGrammarVerdict run() {
     if (!is_valid_utf8(text_)) return {JsonShape::kInvalid, "invalid UTF-8"};
     skip_space();
+    if (text_.substr(at_).starts_with("\xEF\xBB\xBF")) {  // as a Windows editor may save a file
+      return {JsonShape::kInvalid, "a byte order mark (U+FEFF) before the JSON value"};
+    }
     const bool object = peek() == '{';
     if (!value(0, keys_ && values_ ? 0 : kNoNode)) return {JsonShape::kInvalid, problem_};
     skip_space();

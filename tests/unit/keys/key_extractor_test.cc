@@ -323,6 +323,7 @@ TEST_CASE("an invalid line's detail names its fault, the same in every mode") {
       {R"({"k":"a)", "unclosed string"},
       {R"({"k":tru})", "invalid literal"},
       {R"({"a":1,,"k":2})", "expected a member name"},
+      {"\xEF\xBB\xBF{\"k\":1}", "a byte order mark (U+FEFF) before the JSON value"},
   };
   for (const auto& [line, expected] : cases) {
     for (const Mode mode : modes_of(Modes::kBoth)) {
