@@ -136,11 +136,6 @@ Status run_split(const SplitOptions& given) {
     print_warning("--salt-by picks the sub-key of a salted key; without --salt or --hot-keys "
                   "no key is salted, so it changes nothing");
   }
-  if (standard_stream_was_closed(STDIN_FILENO) &&
-      std::find(config.inputs.begin(), config.inputs.end(), "-") != config.inputs.end()) {
-    return Status::error("standard input is closed; name the input files, or open it", {},
-                         kExitUsage);
-  }
 
   const std::string& dir = config.output_dir;
   RunLock lock;

@@ -306,6 +306,10 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
   if (std::count(config.inputs.begin(), config.inputs.end(), "-") > 1) {
     return usage("- (standard input) is named more than once; it can be read once");
   }
+  if (standard_stream_was_closed(STDIN_FILENO) &&
+      std::find(config.inputs.begin(), config.inputs.end(), "-") != config.inputs.end()) {
+    return usage("standard input is closed; name the input files, or open it");
+  }
 
   if (options.format == "json") config.keys.format = InputFormat::kJson;
   else if (options.format == "delimited") config.keys.format = InputFormat::kDelimited;

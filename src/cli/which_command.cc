@@ -53,6 +53,10 @@ Status run_which(const WhichOptions& options) {
       if (!key.empty() && key.back() == '\r') key.remove_suffix(1);
       fmt::format_to(std::back_inserter(out), "{}\n", partitioner.partition_of(key));
     };
+    if (standard_stream_was_closed(STDIN_FILENO)) {
+      return Status::error("standard input is closed; give the keys as arguments, or open it",
+                           {}, kExitUsage);
+    }
     std::string pending;
     char buffer[1 << 16];
     for (;;) {

@@ -233,6 +233,11 @@ run_status timeout 10 "$KEYSHARD" split -k id -n 2 -o closed-in - <&-
 expect_eq "$STATUS" 2 "the input - with standard input closed"
 expect_contains "$ERR" "standard input is closed; name the input files" "says so"
 [ ! -e closed-in ] || fail "the refused run created its DIR"
+for command in "stats -k id -n 2" "plan -k id --from 2 --to 3" "which -n 3"; do
+  run_status timeout 10 "$KEYSHARD" $command <&-
+  expect_eq "$STATUS" 2 "$command with standard input closed"
+  expect_contains "$ERR" "standard input is closed" "$command says so"
+done
 set +e
 timeout 10 "$KEYSHARD" split -k id -n 2 -o - one.ndjson >&- 2> closed-out.err
 STATUS=$?
