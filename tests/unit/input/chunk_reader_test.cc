@@ -612,50 +612,52 @@ ChunkReader reader_noting(const std::string& path, std::vector<std::string>& war
                      [&warnings](const std::string& warning) { warnings.push_back(warning); });
 }
 
-TEST_CASE("an input truncated while it is read is read to its new end, with a warning") {
-  const TempDir dir;
-  std::string text;
-  for (int i = 0; i < 10000; ++i) text += "{\"n\":" + std::to_string(i) + "}\n";
-  const std::string path = dir.write("shrinking.ndjson", text);
+// Reads a 10,000-line input whose file is cut to `cut` bytes after its first chunk was read:
+// what was delivered, and the warnings.
+struct Truncated {
+  std::string text;       // the input before the cut
+  std::string path;
+  std::string delivered;  // every chunk's bytes, in order
   std::vector<std::string> warnings;
-  ChunkReader reader = reader_noting(path, warnings);
+};
+Truncated read_truncated_to(const TempDir& dir, size_t cut) {
+  Truncated result;
+  for (int i = 0; i < 10000; ++i) result.text += "{\"n\":" + std::to_string(i) + "}\n";
+  result.path = dir.write("shrinking.ndjson", result.text);
+  ChunkReader reader = reader_noting(result.path, result.warnings);
   Chunk chunk;
   Status status;
   REQUIRE(reader.next(chunk, status));
-  std::string delivered(chunk.data.get(), chunk.size);
-  const size_t cut = text.size() / 2 + 3;  // inside a line
-  std::filesystem::resize_file(path, cut);
-  while (reader.next(chunk, status)) delivered.append(chunk.data.get(), chunk.size);
+  result.delivered.assign(chunk.data.get(), chunk.size);
+  std::filesystem::resize_file(result.path, cut);
+  while (reader.next(chunk, status)) result.delivered.append(chunk.data.get(), chunk.size);
   CHECK(status.ok());
-  CHECK(delivered == text.substr(0, cut));
-  REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0] == path + ": truncated from " + std::to_string(text.size()) + " to " +
-                           std::to_string(cut) + " bytes while it was read, after its first " +
-                           std::to_string(cut) + " bytes were read: their lines were used, and "
-                           "the last of them may be cut short");
+  return result;
+}
+
+std::string truncation_warning(const Truncated& read, size_t cut, size_t had_read) {
+  return read.path + ": truncated from " + std::to_string(read.text.size()) + " to " +
+         std::to_string(cut) + " bytes while it was read, after its first " +
+         std::to_string(had_read) + " bytes were read: their lines were used, and the last of "
+         "them may be cut short";
+}
+
+TEST_CASE("an input truncated while it is read is read to its new end, with a warning") {
+  const TempDir dir;
+  const size_t cut = 50003;  // about half way, inside a line
+  const Truncated read = read_truncated_to(dir, cut);
+  CHECK(read.delivered == read.text.substr(0, cut));
+  REQUIRE(read.warnings.size() == 1);
+  CHECK(read.warnings[0] == truncation_warning(read, cut, cut));
 }
 
 TEST_CASE("an input truncated below what was read already: the warning says how much was read") {
   const TempDir dir;
-  std::string text;
-  for (int i = 0; i < 10000; ++i) text += "{\"n\":" + std::to_string(i) + "}\n";
-  const std::string path = dir.write("shrinking.ndjson", text);
-  std::vector<std::string> warnings;
-  ChunkReader reader = reader_noting(path, warnings);
-  Chunk chunk;
-  Status status;
-  REQUIRE(reader.next(chunk, status));
-  std::string delivered(chunk.data.get(), chunk.size);
-  std::filesystem::resize_file(path, 100);
-  while (reader.next(chunk, status)) delivered.append(chunk.data.get(), chunk.size);
-  CHECK(status.ok());
-  REQUIRE(delivered.size() > 100);
-  CHECK(delivered == text.substr(0, delivered.size()));
-  REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0] == path + ": truncated from " + std::to_string(text.size()) +
-                           " to 100 bytes while it was read, after its first " +
-                           std::to_string(delivered.size()) + " bytes were read: their lines "
-                           "were used, and the last of them may be cut short");
+  const Truncated read = read_truncated_to(dir, 100);
+  REQUIRE(read.delivered.size() > 100);
+  CHECK(read.delivered == read.text.substr(0, read.delivered.size()));
+  REQUIRE(read.warnings.size() == 1);
+  CHECK(read.warnings[0] == truncation_warning(read, 100, read.delivered.size()));
 }
 
 TEST_CASE("an input that grows while it is read gives no warning") {
