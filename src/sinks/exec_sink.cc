@@ -1,11 +1,14 @@
 #include "sinks/exec_sink.h"
 
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 
 #include <algorithm>
 #include <cerrno>
+
+#include "util/interrupt.h"
 
 namespace keyshard {
 
@@ -56,18 +59,23 @@ Status ExecSink::write(std::string_view block) {
 }
 
 Status ExecSink::wait_until_read() {
-  // A child that exits with input still in its pipe did not read all of it, although no write
-  // failed: the pipe held the rest. Closing the pipe would drop those bytes without a word.
+  // A child that leaves input in its pipe when nothing can read the pipe any more (it exited,
+  // or closed its stdin, and no process it started holds the pipe) did not read all of it,
+  // although no write failed: the pipe held the rest, which closing it would drop without a
+  // word. While anything can still read, the rest may yet be read: wait.
+  const int fd = stdin_writer_.get();
   long pause_ns = 100'000;
   while (!waited_) {  // once it was waited for, how it ended has been judged
     int unread = 0;
-    if (::ioctl(stdin_writer_.get(), FIONREAD, &unread) != 0 || unread == 0) return {};
-    const pid_t reaped = ::waitpid(pid_, &wait_status_, WNOHANG);
-    if (reaped == pid_) {
-      waited_ = true;
+    if (::ioctl(fd, FIONREAD, &unread) != 0 || unread == 0) return {};
+    pollfd readers{fd, POLLOUT, 0};
+    if (::poll(&readers, 1, 0) == 1 && (readers.revents & POLLERR) != 0) {
+      // No reader is left, so nothing more can leave the pipe: ask once more, as the last
+      // reader may have taken the rest just before it went.
+      if (::ioctl(fd, FIONREAD, &unread) != 0 || unread == 0) return {};
       return ended_early();
     }
-    if (reaped < 0 && errno != EINTR) return {};
+    if (interrupt_signal() != 0) return {};  // interrupted: close the pipe and go on ending
     const timespec pause{0, pause_ns};
     ::nanosleep(&pause, nullptr);
     pause_ns = std::min(2 * pause_ns, 20'000'000L);
@@ -76,11 +84,10 @@ Status ExecSink::wait_until_read() {
 }
 
 Status ExecSink::finish() {
-  if (!discarding_) {
-    if (Status status = wait_until_read(); !status) return status;
-  }
-  stdin_writer_ = FileDescriptor();  // EOF for the child
+  const Status read = discarding_ ? Status{} : wait_until_read();
+  stdin_writer_ = FileDescriptor();  // EOF for the child, and for anything it started
   const int status = wait_for_child();
+  if (!read) return read;
   return wait_status_ok(status) ? Status{} : failed(status);
 }
 

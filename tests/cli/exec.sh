@@ -65,14 +65,21 @@ expect_eq "$(cat allowed/part-*.ndjson | wc -l)" 2 "--allow-early-exit"
 # child that exits at once or after closing stdin.
 head -n 150 events.ndjson > small.ndjson
 for command in 'head -n 1' 'true' 'exec 0<&-; sleep 0.2; cat /dev/null'; do
-  run_status ks split -k user_id -n 2 -o "small-early" --force -q --exec "$command" small.ndjson
+  run_status timeout 60 "$KEYSHARD" split -k user_id -n 2 -o "small-early" --force -q \
+    --exec "$command" small.ndjson
   expect_eq "$STATUS" 1 "early exit of \`$command\` with all its input in the pipe"
   expect_contains "$ERR" "exited before reading all its input" "the reason, for \`$command\`"
 done
 ks split -k user_id -n 2 -o small-allowed -q --allow-early-exit --exec 'head -n 1' small.ndjson
 expect_eq "$(cat small-allowed/part-*.ndjson | wc -l)" 2 "--allow-early-exit, a small input"
-ks split -k user_id -n 2 -o small-read -q --exec 'head -n 150' small.ndjson
+timeout 60 "$KEYSHARD" split -k user_id -n 2 -o small-read -q --exec 'head -n 150' small.ndjson
 expect_eq "$(cat small-read/part-*.ndjson | wc -l)" 150 "a child that read all, then exited"
+# A child whose own child goes on reading (setsid forks, as the child leads its process group)
+# has not left early: the run waits for the reader, and ends.
+run_status timeout 60 "$KEYSHARD" split -k user_id -n 2 -o grandchild -q \
+  --exec 'exec setsid sh -c "sleep 0.5; cat"' small.ndjson
+expect_eq "$STATUS" 0 "a child that leaves a reader behind"
+expect_eq "$(cat grandchild/part-*.ndjson | wc -l)" 150 "every event, read by the grandchild"
 pass "failures"
 
 # --compress cannot apply to the children's lines on standard output: refused, not ignored.
