@@ -36,6 +36,7 @@ Status run_plan(const PlanOptions& options) {
   input.partitions = std::max(options.from, options.to);  // only to satisfy the shared checks
   RunConfig config;
   if (Status status = make_input_config(input, config); !status) return status;
+  if (Status status = check_standard_input(config); !status) return status;
   ResizePlan plan;
   if (Status status = compute_resize_plan(config, options.from, options.to, plan); !status) {
     return status;

@@ -132,6 +132,7 @@ Status run_split(const SplitOptions& given) {
   RunConfig config;
   if (Status status = make_run_config(options, config); !status) return status;
   options.threads = config.threads;  // recorded as resolved
+  if (Status status = check_standard_input(config); !status) return status;
   if (config.salt_by && !config.sequenced_salting()) {
     print_warning("--salt-by picks the sub-key of a salted key; without --salt or --hot-keys "
                   "no key is salted, so it changes nothing");

@@ -297,18 +297,20 @@ bool parse_size(std::string_view text, uint64_t& bytes) {
   return true;
 }
 
+Status check_standard_input(const RunConfig& config) {
+  const auto named = std::count(config.inputs.begin(), config.inputs.end(), "-");
+  if (named > 1) return usage("- (standard input) is named more than once; it can be read once");
+  if (named == 1 && standard_stream_was_closed(STDIN_FILENO)) {
+    return usage("standard input is closed; name the input files, or open it");
+  }
+  return {};
+}
+
 Status make_input_config(const SplitOptions& options, RunConfig& config) {
   config = RunConfig{};
   config.inputs = options.inputs.empty() ? std::vector<std::string>{"-"} : options.inputs;
   for (const std::string& path : config.inputs) {
     config.input_names.push_back(path == "-" ? "<stdin>" : path);
-  }
-  if (std::count(config.inputs.begin(), config.inputs.end(), "-") > 1) {
-    return usage("- (standard input) is named more than once; it can be read once");
-  }
-  if (standard_stream_was_closed(STDIN_FILENO) &&
-      std::find(config.inputs.begin(), config.inputs.end(), "-") != config.inputs.end()) {
-    return usage("standard input is closed; name the input files, or open it");
   }
 
   if (options.format == "json") config.keys.format = InputFormat::kJson;

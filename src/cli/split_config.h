@@ -21,6 +21,10 @@ Status make_run_config(const SplitOptions& options, RunConfig& config);
 /// back as given.
 SplitOptions acting_options(const SplitOptions& options, const std::string& dir);
 
+/// For a run that starts reading its inputs (not a resumed one, which may have read standard
+/// input already): refuses (status 2) standard input named twice, or named and closed.
+Status check_standard_input(const RunConfig& config);
+
 /// The input, key and partitioning part of make_run_config, for the commands that read inputs
 /// and write no partitions (stats, plan).
 Status make_input_config(const SplitOptions& options, RunConfig& config);

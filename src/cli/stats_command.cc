@@ -38,6 +38,7 @@ CLI::App* add_stats_command(CLI::App& app, StatsOptions& o) {
 Status run_stats(const StatsOptions& options) {
   RunConfig config;
   if (Status status = make_input_config(options.split, config); !status) return status;
+  if (Status status = check_standard_input(config); !status) return status;
   config.dry_run = true;
   config.on_bad = BadLinePolicy::kSkip;
   RunResult result = run_pipeline(config);

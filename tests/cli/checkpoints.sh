@@ -302,6 +302,25 @@ for f in reference/part-*.ndjson; do
 done
 pass "stdin is known by its bytes: a file, then a pipe"
 
+# A run that read standard input to its end before it stopped resumes with stdin closed.
+rm -rf stdin-first
+printf '{"user_id":"first"}\n' > first.ndjson
+"$KEYSHARD" split -k user_id -n 8 -q --chunk-size 64KiB --checkpoint-every 256KiB \
+  -o stdin-first - events.ndjson < first.ndjson &
+for _ in $(seq 1 400); do
+  grep -qE '"offset":[1-9][0-9]{4}' stdin-first/.keyshard/checkpoint.json 2>/dev/null && break
+  sleep 0.005
+done
+kill -KILL $! 2>/dev/null || true
+wait 2>/dev/null || true
+run_status timeout 60 "$KEYSHARD" resume -q stdin-first <&-
+expect_eq "$STATUS" 0 "resume, standard input closed, of a run past it: $ERR"
+cat first.ndjson events.ndjson | ks split -k user_id -n 8 -q -o stdin-first-reference
+for f in stdin-first-reference/part-*.ndjson; do
+  expect_same_file "stdin-first/${f#stdin-first-reference/}" "$f" "stdin read, then a file"
+done
+pass "a run past its standard input resumes with standard input closed"
+
 # An input changed before the recorded position is refused, naming it.
 rm -rf changed2
 (sleep 0.1; cat events.ndjson; sleep 30) > slow.fifo &
