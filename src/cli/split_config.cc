@@ -181,7 +181,7 @@ Status parse_salts(const SplitOptions& options, RunConfig& config) {
     }
     if (!good) {
       return usage("invalid --hot-keys \"" + options.hot_keys +
-                   "\": use auto, or auto:SHARE with SHARE from 0.1% to below 100%, such as "
+                   "\": use auto, or auto:SHARE with SHARE from 0.01% to below 100%, such as "
                    "auto:5% or auto:0.05");
     }
     if (config.partitions < 2) {

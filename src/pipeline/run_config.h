@@ -88,8 +88,8 @@ struct RunConfig {
 /// The counters --hot-keys auto counts shares with: a count is at most 1/4097 of the events
 /// (about 0.024 points of share) below the true one.
 inline constexpr size_t kHotKeyCounters = 4096;
-/// The smallest SHARE --hot-keys accepts, well above that error: 0.1%.
-inline constexpr double kMinHotKeyShare = 0.001;
+/// The smallest SHARE --hot-keys accepts: 0.01%, so that at most 10,000 keys are over it at once.
+inline constexpr double kMinHotKeyShare = 0.0001;
 
 inline constexpr const char* kSummaryFileName = "keyshard-summary.json";
 inline constexpr const char* kDeadLetterFileName = "dead-letter.ndjson";  // the default one
