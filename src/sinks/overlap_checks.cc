@@ -97,6 +97,18 @@ std::vector<std::string> output_file_names(const RunConfig& config) {
 
 namespace {
 
+// Where a path leads, following symbolic links to a file that does not exist (yet).
+fs::path where_link_leads(const std::string& named) {
+  std::error_code error;
+  fs::path path = fs::absolute(named, error);
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(path, error)); ++hops) {
+    const fs::path target = fs::read_symlink(path, error);
+    if (error) break;
+    path = target.is_absolute() ? target : path.parent_path() / target;
+  }
+  return path;
+}
+
 // An input that does not exist yet has no identity to compare, but it may be a file this run
 // creates before that input's turn comes: the run would then read its own output (nothing, or
 // what it writes, until the disk is full). So such an input is compared by path.
@@ -105,8 +117,8 @@ Status check_missing_inputs(const RunConfig& config) {
   std::error_code error;
   for (const std::string& input : config.inputs) {
     struct stat info {};
-    if (input == "-" || ::lstat(input.c_str(), &info) == 0) continue;
-    const fs::path path = fs::weakly_canonical(fs::absolute(input, error), error);
+    if (input == "-" || ::stat(input.c_str(), &info) == 0) continue;
+    const fs::path path = fs::weakly_canonical(where_link_leads(input), error);
     if (!error) missing.emplace_back(path, &input);
   }
   if (missing.empty()) return {};

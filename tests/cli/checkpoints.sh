@@ -78,6 +78,10 @@ done
 run_status ks split -k user_id -n 4 -q -o - --dead-letter new-dead.ndjson few-events.ndjson \
   ./new-dead.ndjson
 expect_eq "$STATUS" 2 "-o -: an input that is the dead-letter file the run would create"
+ln -s new-dir/part-00002.ndjson dangling.ndjson  # a link to a file the run would create
+run_status ks split -k user_id -n 4 -q -o new-dir few-events.ndjson dangling.ndjson
+expect_eq "$STATUS" 2 "an input that is a link to a file the run would create"
+[ ! -e new-dir ] || fail "nothing created for the dangling link"
 pass "--force removes the earlier run's partition files it does not write"
 
 # ... and its summary and dead letters: a --force run that fails leaves no summary that reads
