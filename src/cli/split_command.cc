@@ -171,6 +171,12 @@ Status run_split(const SplitOptions& given) {
                          "resume " + dir + "`, or start over with --force",
                          dir, kExitUsage);
   }
+  // (A run that continues one recorded with a smaller SHARE, from before this floor, goes on.)
+  if (!continuing && config.hot_keys_share && *config.hot_keys_share < kMinHotKeyShare) {
+    return Status::error("invalid --hot-keys \"" + options.hot_keys + "\": SHARE goes from "
+                         "0.01% to below 100%, such as auto:5% or auto:0.05",
+                         {}, kExitUsage);
+  }
   const std::set<std::string> replaced = links_force_replaces(config);  // none without --force
   if (Status status = check_inputs_are_not_outputs(config, replaced); !status) return status;
   if (Status status = check_dead_letter_is_apart(config, replaced); !status) return status;

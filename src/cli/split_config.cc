@@ -176,8 +176,10 @@ Status parse_salts(const SplitOptions& options, RunConfig& config) {
       const auto [end, error] =
           std::from_chars(number.data(), number.data() + number.size(), share);
       if (percent) share /= 100;
-      good = error == std::errc() && end == number.data() + number.size() &&
-             share >= kMinHotKeyShare && share < 1;
+      // (SHARE's floor, kMinHotKeyShare, is checked where a new run starts, so that a run
+      // recorded with a smaller SHARE before there was a floor can go on)
+      good = error == std::errc() && end == number.data() + number.size() && share > 0 &&
+             share < 1;
     }
     if (!good) {
       return usage("invalid --hot-keys \"" + options.hot_keys +

@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "util/interrupt.h"
-
 namespace keyshard {
 
 ExecSink::ExecSink(std::string label, std::string command, pid_t pid,
@@ -62,7 +60,8 @@ Status ExecSink::wait_until_read() {
   // A child that leaves input in its pipe when nothing can read the pipe any more (it exited,
   // or closed its stdin, and no process it started holds the pipe) did not read all of it,
   // although no write failed: the pipe held the rest, which closing it would drop without a
-  // word. While anything can still read, the rest may yet be read: wait.
+  // word. While anything can still read, the rest may yet be read: wait (also once the run is
+  // interrupted, as it ends in order; a second signal ends keyshard at once).
   const int fd = stdin_writer_.get();
   long pause_ns = 100'000;
   while (!waited_) {  // once it was waited for, how it ended has been judged
@@ -75,7 +74,6 @@ Status ExecSink::wait_until_read() {
       if (::ioctl(fd, FIONREAD, &unread) != 0 || unread == 0) return {};
       return ended_early();
     }
-    if (interrupt_signal() != 0) return {};  // interrupted: close the pipe and go on ending
     const timespec pause{0, pause_ns};
     ::nanosleep(&pause, nullptr);
     pause_ns = std::min(2 * pause_ns, 20'000'000L);

@@ -388,6 +388,19 @@ sign = b'  "checksum": "%016x"\n}\n' % xxh.XXH3_64bits(body, len(body))
 open(sys.argv[1], "wb").write(body + sign)
 PY
 }
+# A run recorded with a --hot-keys SHARE below the floor (0.01%), from before there was one, goes
+# on; a new run with that SHARE is refused.
+rm -rf tiny-share && ks split -q -k user_id -n 8 --hot-keys auto:1% --incremental -o tiny-share \
+  few-events.ndjson
+sed -i 's/"hot-keys":"auto:1%"/"hot-keys":"auto:0.005%"/' tiny-share/.keyshard/checkpoint.json
+resign tiny-share/.keyshard/checkpoint.json
+sed -n '51,100p' events.ndjson > later-events.ndjson
+run_status ks split -q -k user_id -n 8 --hot-keys auto:0.005% --incremental -o tiny-share \
+  few-events.ndjson later-events.ndjson
+expect_eq "$STATUS" 0 "an --incremental run recorded with auto:0.005%: $ERR"
+run_status ks split -q -k user_id -n 8 --hot-keys auto:0.005% -o tiny-new few-events.ndjson
+expect_eq "$STATUS" 2 "a new run with auto:0.005%"
+expect_contains "$ERR" "SHARE goes from 0.01%" "the floor"
 for edit in 's/"threads":[0-9]*/"threads":100000/' 's/"partitions":[0-9]*/"partitions":0/'; do
   rm -rf resigned && cp -r reference resigned
   sed -i 's/"complete": true/"complete": false/' resigned/.keyshard/checkpoint.json

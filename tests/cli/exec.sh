@@ -74,6 +74,15 @@ ks split -k user_id -n 2 -o small-allowed -q --allow-early-exit --exec 'head -n 
 expect_eq "$(cat small-allowed/part-*.ndjson | wc -l)" 2 "--allow-early-exit, a small input"
 timeout 60 "$KEYSHARD" split -k user_id -n 2 -o small-read -q --exec 'head -n 150' small.ndjson
 expect_eq "$(cat small-read/part-*.ndjson | wc -l)" 150 "a child that read all, then exited"
+# SIGTERM while keyshard waits for a child to read the rest does not make an early exit a
+# success: the wait goes on, and the early exit is reported.
+timeout 60 "$KEYSHARD" split -k user_id -n 2 -o term-early -q --exec 'sleep 2; head -n 1' \
+  small.ndjson 2> term-early.err &
+sleep 0.5
+kill -TERM $! 2>/dev/null || true
+set +e; wait $!; STATUS=$?; set -e
+expect_eq "$STATUS" 1 "an early exit, SIGTERM during the wait"
+expect_contains "$(cat term-early.err)" "exited before reading all its input" "the early exit"
 # A child whose own child goes on reading (setsid forks, as the child leads its process group)
 # has not left early: the run waits for the reader, and ends.
 run_status timeout 60 "$KEYSHARD" split -k user_id -n 2 -o grandchild -q \
