@@ -72,6 +72,10 @@ void salted_key(std::string_view key, uint32_t index, std::string& out) {
   out += std::to_string(index);
 }
 
+uint32_t sub_key_of_field(std::string_view by, uint32_t sub_keys) {
+  return static_cast<uint32_t>(XXH3_64bits(by.data(), by.size()) % sub_keys);
+}
+
 uint32_t md5_partition(std::string_view key, uint32_t partitions) {
   MD5_CTX context;
   MD5Init(&context);

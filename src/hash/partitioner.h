@@ -39,6 +39,10 @@ class Partitioner {
 /// The bytes of sub-key `index` of a salted key: the key, the byte 0x1E, then `index` in decimal.
 void salted_key(std::string_view key, uint32_t index, std::string& out);
 
+/// The sub-key --salt-by picks for a salted event: XXH3-64 of the field's bytes `by`, modulo
+/// `sub_keys`.
+uint32_t sub_key_of_field(std::string_view by, uint32_t sub_keys);
+
 /// int(md5(key).hexdigest(), 16) % partitions: the whole digest read as a big-endian integer.
 uint32_t md5_partition(std::string_view key, uint32_t partitions);
 

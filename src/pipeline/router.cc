@@ -2,8 +2,6 @@
 
 #include "input/line_index.h"
 
-#include <xxhash.h>
-
 #include <optional>
 
 
@@ -46,9 +44,7 @@ uint32_t Router::salted_partition(Chunk& chunk, size_t line, std::string_view ke
                                               static_cast<uint32_t>(salt)});
     return kToSaltedPending;
   }
-  const uint64_t hash = XXH3_64bits(by->key.data(), by->key.size());
-  const uint32_t sub_keys = config_.salts[salt].second;
-  last_sub_key_ = static_cast<int32_t>(hash % sub_keys);
+  last_sub_key_ = static_cast<int32_t>(sub_key_of_field(by->key, config_.salts[salt].second));
   salted_key(key, static_cast<uint32_t>(last_sub_key_), sub_key_);
   return partitioner_.partition_of(sub_key_);
 }

@@ -2,8 +2,6 @@
 
 #include "pipeline/router.h"
 
-#include <xxhash.h>
-
 #include <optional>
 
 namespace keyshard {
@@ -46,8 +44,7 @@ void SaltSequencer::detect_hot_keys(Chunk& chunk) {
       std::optional<Extraction> by;
       if (salt_by_) by = salt_by_->extract(chunk.line(i), readable_end - chunk.line_starts[i]);
       if (by && by->ok) {
-        index = static_cast<int32_t>(XXH3_64bits(by->key.data(), by->key.size()) %
-                                     decision.sub_keys);
+        index = static_cast<int32_t>(sub_key_of_field(by->key, decision.sub_keys));
         salted_key(extraction.key, static_cast<uint32_t>(index), sub_key_);
         chunk.destinations[i] = partitioner_.partition_of(sub_key_);
       } else {
