@@ -32,7 +32,9 @@ Status make_state_dir(const std::string& dir, bool* created = nullptr) {
 
 }  // namespace
 
-std::string checkpoint_path(const std::string& dir) { return state_dir(dir) + "/checkpoint.json"; }
+std::string checkpoint_path(const std::string& dir) {
+  return state_dir(dir) + "/" + kCheckpointFileName;
+}
 
 bool has_checkpoint(const std::string& dir) {
   struct stat info {};
@@ -81,8 +83,8 @@ Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint) {
       struct stat info {};
       if (::stat(state_dir(dir).c_str(), &info) == 0) {
         // A run that is still starting holds the lock (a shared lock is refused while it does).
-        FileDescriptor lock(
-            ::open((state_dir(dir) + "/lock").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+        const std::string lock_path = state_dir(dir) + "/" + kLockFileName;
+        FileDescriptor lock(::open(lock_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
         if (lock.valid() && ::flock(lock.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
           return Status::error("another keyshard run is writing here and has not written its "
                                "first checkpoint yet; this run leaves it alone",
@@ -136,7 +138,7 @@ Status remove_checkpoint(const std::string& dir) {
 
 Status RunLock::acquire(const std::string& dir, bool inherited) {
   dir_ = dir;
-  const std::string path = state_dir(dir) + "/lock";
+  const std::string path = state_dir(dir) + "/" + kLockFileName;
   // A run refused before it starts removes the lock file it made (remove_if_created): a lock
   // taken meanwhile on that file, unlinked, keeps no one out, so it is taken again on the file
   // now at the path.

@@ -171,34 +171,9 @@ Status run_split(const SplitOptions& given) {
                          "resume " + dir + "`, or start over with --force",
                          dir, kExitUsage);
   }
-  // (A run that continues one recorded with a smaller SHARE, from before this floor, goes on.)
-  if (!continuing && config.hot_keys_share && *config.hot_keys_share < kMinHotKeyShare) {
-    return Status::error("invalid --hot-keys \"" + options.hot_keys + "\": SHARE goes from "
-                         "0.01% to below 100%, such as auto:5% or auto:0.05",
-                         {}, kExitUsage);
-  }
-  const std::set<std::string> replaced = links_force_replaces(config);  // none without --force
-  if (Status status = check_inputs_are_not_outputs(config, replaced); !status) return status;
-  if (Status status = check_dead_letter_is_apart(config, replaced); !status) return status;
-  if (Status status = prepare_outputs(config, continuing); !status) return status;
-  if (Status status = unlink_symlinked_outputs(replaced); !status) return status;
-  if (config.checkpoints && config.force) {
-    // The earlier run's files this run does not write would pass for its output. Only the
-    // files its checkpoint names are touched; a damaged checkpoint names none.
-    if (Checkpoint earlier; load_checkpoint(dir, earlier)) {
-      std::vector<std::string> names;
-      for (const OutputState& output : earlier.outputs) names.push_back(output.file);
-      if (Status status = remove_stale_outputs(config, names); !status) return status;
-    }
-    if (Status status = remove_earlier_reports(config); !status) return status;
-    if (Status status = remove_checkpoint(dir); !status) return status;
-  }
-
-  RunStart start;
-  start.options = record_options(options);
-  // (Before the inputs are looked at; in whole seconds, as some file systems keep file times.)
-  start.inputs_seen_ns = file_clock_ns() / 1'000'000'000 * 1'000'000'000;
   if (continuing) {
+    // (Before the checks below, which look at the files of the run as it was set up: with
+    // --exec-per worker, as many as it had workers.)
     if (Status status = load_checkpoint(dir, previous); !status) return status;
     SplitOptions before;
     if (Status status = restore_options(previous.options, checkpoint_path(dir), before); !status) {
@@ -225,6 +200,33 @@ Status run_split(const SplitOptions& given) {
     if (Status status = check_checkpoint_fits(previous, config, checkpoint_path(dir)); !status) {
       return status;
     }
+  }
+  // (A run that continues one recorded with a smaller SHARE, from before this floor, goes on.)
+  if (!continuing && config.hot_keys_share && *config.hot_keys_share < kMinHotKeyShare) {
+    return invalid_hot_keys(options.hot_keys);
+  }
+  const std::set<std::string> replaced = links_force_replaces(config);  // none without --force
+  if (Status status = check_inputs_are_not_outputs(config, replaced); !status) return status;
+  if (Status status = check_dead_letter_is_apart(config, replaced); !status) return status;
+  if (Status status = prepare_outputs(config, continuing); !status) return status;
+  if (Status status = unlink_symlinked_outputs(replaced); !status) return status;
+  if (config.checkpoints && config.force) {
+    // The earlier run's files this run does not write would pass for its output. Only the
+    // files its checkpoint names are touched; a damaged checkpoint names none.
+    if (Checkpoint earlier; load_checkpoint(dir, earlier)) {
+      std::vector<std::string> names;
+      for (const OutputState& output : earlier.outputs) names.push_back(output.file);
+      if (Status status = remove_stale_outputs(config, names); !status) return status;
+    }
+    if (Status status = remove_earlier_reports(config); !status) return status;
+    if (Status status = remove_checkpoint(dir); !status) return status;
+  }
+
+  RunStart start;
+  start.options = record_options(options);
+  // (Before the inputs are looked at; in whole seconds, as some file systems keep file times.)
+  start.inputs_seen_ns = file_clock_ns() / 1'000'000'000 * 1'000'000'000;
+  if (continuing) {
     // (An older checkpoint does not record it: the time it was written stands in.)
     struct stat written {};
     const int64_t previous_seen =

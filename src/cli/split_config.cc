@@ -181,11 +181,7 @@ Status parse_salts(const SplitOptions& options, RunConfig& config) {
       good = error == std::errc() && end == number.data() + number.size() && share > 0 &&
              share < 1;
     }
-    if (!good) {
-      return usage("invalid --hot-keys \"" + options.hot_keys +
-                   "\": use auto, or auto:SHARE with SHARE from 0.01% to below 100%, such as "
-                   "auto:5% or auto:0.05");
-    }
+    if (!good) return invalid_hot_keys(options.hot_keys);
     if (config.partitions < 2) {
       return usage("--hot-keys spreads a hot key over the partitions; with -n 1 there is "
                    "nothing to spread it over");
@@ -351,6 +347,12 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
   config.progress =
       options.progress || (!options.no_progress && !options.quiet && isatty(STDERR_FILENO) == 1);
   return parse_missing_key(options.missing_key, config);
+}
+
+Status invalid_hot_keys(const std::string& text) {
+  static_assert(kMinHotKeyShare == 0.0001, "the message gives SHARE's floor");
+  return usage("invalid --hot-keys \"" + text + "\": use auto, or auto:SHARE with SHARE from "
+               "0.01% to below 100%, such as auto:5% or auto:0.05");
 }
 
 SplitOptions acting_options(const SplitOptions& options, const std::string& dir) {

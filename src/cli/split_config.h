@@ -13,6 +13,9 @@ namespace keyshard {
 
 Status make_run_config(const SplitOptions& options, RunConfig& config);
 
+/// The refusal (status 2) of `--hot-keys TEXT` with a form or SHARE it does not take.
+Status invalid_hot_keys(const std::string& text);
+
 /// `options` with the settings that have several spellings written one way: a --hash alias,
 /// --compress and --hot-keys with their defaults spelt out, --max-line-size in bytes, the
 /// --annotate fields in the order they are written, -k paths as JSON Pointers, and DIR's own

@@ -94,6 +94,10 @@ inline constexpr double kMinHotKeyShare = 0.0001;
 inline constexpr const char* kSummaryFileName = "keyshard-summary.json";
 inline constexpr const char* kDeadLetterFileName = "dead-letter.ndjson";  // the default one
 inline constexpr const char* kStateDirName = ".keyshard";  // checkpoint, lock
+/// The files a run keeps in DIR/.keyshard: the checkpoint (written as a temporary file, then
+/// renamed over it) and the run lock.
+inline constexpr const char* kCheckpointFileName = "checkpoint.json";
+inline constexpr const char* kLockFileName = "lock";
 
 /// The file name of partition `partition`, from the --name template (".zst" added when
 /// compressing).

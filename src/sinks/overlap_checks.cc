@@ -50,15 +50,35 @@ std::string link_path(const std::string& path) {
   return (fs::weakly_canonical(absolute.parent_path(), ignored) / absolute.filename()).string();
 }
 
+// The paths of the partition (or worker) files the run writes: DIR/NAME.
+std::vector<std::string> output_paths(const RunConfig& config) {
+  std::vector<std::string> paths;
+  for (const std::string& name : output_file_names(config)) {
+    paths.push_back(config.output_dir + "/" + name);
+  }
+  return paths;
+}
+
+// The dead-letter file's path, absolute, with the links in it resolved; a link that --force
+// replaces (`replaced`) is not followed, as a new file takes its place. Empty when the run
+// writes none, or on `error` (its directory cannot be reached: opening it says so).
+fs::path resolved_dead_letter(const RunConfig& config, const std::set<std::string>& replaced,
+                              std::error_code& error) {
+  if (config.on_bad != BadLinePolicy::kDeadLetter || config.dead_letter_path.empty()) return {};
+  const fs::path named = fs::absolute(config.dead_letter_path, error);
+  if (error) return {};
+  fs::path dead = replaced.contains(config.dead_letter_path)
+                      ? fs::weakly_canonical(named.parent_path(), error) / named.filename()
+                      : fs::weakly_canonical(named, error);
+  return error ? fs::path() : dead;
+}
+
 }  // namespace
 
 std::set<std::string> links_force_replaces(const RunConfig& config) {
   std::set<std::string> links;
   if (!config.force || config.to_stdout) return links;
-  std::vector<std::string> paths;
-  for (const std::string& name : output_file_names(config)) {
-    paths.push_back(config.output_dir + "/" + name);
-  }
+  std::vector<std::string> paths = output_paths(config);
   if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
     // (only in DIR: a dead-letter file named elsewhere is written where its path leads)
     const std::string parent = fs::path(config.dead_letter_path).parent_path().string();
@@ -109,37 +129,62 @@ fs::path where_link_leads(const std::string& named) {
   return path;
 }
 
+// Whether `path` (absolute) may name a file once the run has made DIR (`dir`, absolute and
+// normal): each component before a ".." must then be a directory, as the system resolves
+// "a/../b" through a. A path through a directory that does not exist, and is not DIR or one
+// the run makes on the way to it, never leads anywhere.
+bool may_exist_later(const fs::path& path, const fs::path& dir) {
+  fs::path prefix;
+  for (const fs::path& component : path) {
+    if (component == "..") {
+      const fs::path normal = prefix.lexically_normal();
+      const auto [end, unused] = std::mismatch(normal.begin(), normal.end(), dir.begin(),
+                                               dir.end());
+      const bool made_by_run = end == normal.end() || normal == dir / kStateDirName;
+      std::error_code error;
+      if (!made_by_run && !fs::is_directory(prefix, error)) return false;
+    }
+    prefix /= component;
+  }
+  return true;
+}
+
 // An input that does not exist yet has no identity to compare, but it may be a file this run
 // creates before that input's turn comes: the run would then read its own output (nothing, or
 // what it writes, until the disk is full). So such an input is compared by path.
-Status check_missing_inputs(const RunConfig& config) {
-  std::vector<std::pair<fs::path, const std::string*>> missing;  // resolved path, as named
+Status check_missing_inputs(const RunConfig& config, const std::set<std::string>& replaced) {
   std::error_code error;
+  const fs::path dir = config.to_stdout
+                           ? fs::path()
+                           : fs::absolute(config.output_dir, error).lexically_normal();
+  std::vector<std::pair<fs::path, const std::string*>> missing;  // resolved path, as named
   for (const std::string& input : config.inputs) {
     struct stat info {};
     if (input == "-" || ::stat(input.c_str(), &info) == 0) continue;
-    const fs::path path = fs::weakly_canonical(where_link_leads(input), error);
+    const fs::path leads_to = where_link_leads(input);
+    if (!may_exist_later(leads_to, dir)) continue;  // opening it fails
+    const fs::path path = fs::weakly_canonical(leads_to, error);
     if (!error) missing.emplace_back(path, &input);
   }
   if (missing.empty()) return {};
-  fs::path dir;
-  std::set<std::string> names;
+  fs::path canonical_dir;
+  std::set<std::string> names;  // the files the run makes in DIR
   if (!config.to_stdout) {
-    dir = fs::weakly_canonical(fs::absolute(config.output_dir, error), error);
+    canonical_dir = fs::weakly_canonical(dir, error);
     if (error) return {};
     const std::vector<std::string> outputs = output_file_names(config);
     names.insert(outputs.begin(), outputs.end());
     names.insert(temporary_path(kSummaryFileName));
   }
-  fs::path dead_letter;
-  if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
-    dead_letter = fs::weakly_canonical(fs::absolute(config.dead_letter_path, error), error);
-    if (error) dead_letter.clear();
-  }
+  const std::set<std::string> state_names = {kCheckpointFileName,
+                                             temporary_path(kCheckpointFileName), kLockFileName};
+  const fs::path dead_letter = resolved_dead_letter(config, replaced, error);
   for (const auto& [path, input] : missing) {
-    const bool in_dir = !dir.empty() && (path.parent_path() == dir / kStateDirName ||
-                                         (path.parent_path() == dir &&
-                                          names.contains(path.filename().string())));
+    const fs::path parent = path.parent_path();
+    const std::string name = path.filename().string();
+    const bool in_dir = !canonical_dir.empty() &&
+                        ((parent == canonical_dir && names.contains(name)) ||
+                         (parent == canonical_dir / kStateDirName && state_names.contains(name)));
     if (in_dir || (!dead_letter.empty() && path == dead_letter)) {
       return Status::error("is both an input and an output of this run: it does not exist yet, "
                            "and this run would create it, then read what it writes (name "
@@ -154,13 +199,10 @@ Status check_missing_inputs(const RunConfig& config) {
 
 Status check_inputs_are_not_outputs(const RunConfig& config,
                                     const std::set<std::string>& replaced) {
-  if (Status status = check_missing_inputs(config); !status) return status;
+  if (Status status = check_missing_inputs(config, replaced); !status) return status;
   const std::map<FileIdentity, std::string> inputs = named_input_identities(config);
   if (inputs.empty()) return {};
-  std::vector<std::string> paths;
-  for (const std::string& name : output_file_names(config)) {
-    paths.push_back(config.output_dir + "/" + name);
-  }
+  std::vector<std::string> paths = output_paths(config);
   if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
     paths.push_back(config.dead_letter_path);
   }
@@ -209,12 +251,8 @@ Status check_dead_letter_is_apart(const RunConfig& config,
   // and as files, for a hard link.
   // (A link that --force replaces is not followed: a new file takes its place.)
   std::error_code error;
-  const fs::path named = fs::absolute(config.dead_letter_path, error);
-  if (error) return {};  // no working directory: opening it says so
-  const fs::path dead = replaced.contains(config.dead_letter_path)
-                            ? fs::weakly_canonical(named.parent_path(), error) / named.filename()
-                            : fs::weakly_canonical(named, error);
-  if (error) return {};  // its directory cannot be reached: opening it says so
+  const fs::path dead = resolved_dead_letter(config, replaced, error);
+  if (error) return {};  // no working directory, or its directory cannot be reached
   const fs::path dir = fs::weakly_canonical(fs::absolute(config.output_dir), error);
   if (error) return {};
   const auto refuse = [&](const std::string& what) {

@@ -82,6 +82,15 @@ ln -s new-dir/part-00002.ndjson dangling.ndjson  # a link to a file the run woul
 run_status ks split -k user_id -n 4 -q -o new-dir few-events.ndjson dangling.ndjson
 expect_eq "$STATUS" 2 "an input that is a link to a file the run would create"
 [ ! -e new-dir ] || fail "nothing created for the dangling link"
+# A missing input the run would not create only fails to open when its turn comes (status 1):
+# another file under DIR/.keyshard, or a path through a directory that does not exist.
+for target in new-dir/.keyshard/other.ndjson no-such-dir/../new-dir/part-00001.ndjson; do
+  run_status ks split -k user_id -n 4 -q -o new-dir few-events.ndjson "$target"
+  expect_eq "$STATUS" 1 "an input the run would not create ($target)"
+  expect_contains "$ERR" "$target" "the message names it ($target)"
+  [[ "$ERR" != *"is both an input and an output"* ]] || fail "not an output ($target): $ERR"
+  rm -rf new-dir
+done
 pass "--force removes the earlier run's partition files it does not write"
 
 # ... and its summary and dead letters: a --force run that fails leaves no summary that reads
@@ -400,7 +409,7 @@ run_status ks split -q -k user_id -n 8 --hot-keys auto:0.005% --incremental -o t
 expect_eq "$STATUS" 0 "an --incremental run recorded with auto:0.005%: $ERR"
 run_status ks split -q -k user_id -n 8 --hot-keys auto:0.005% -o tiny-new few-events.ndjson
 expect_eq "$STATUS" 2 "a new run with auto:0.005%"
-expect_contains "$ERR" "SHARE goes from 0.01%" "the floor"
+expect_contains "$ERR" "SHARE from 0.01%" "the floor"
 for edit in 's/"threads":[0-9]*/"threads":100000/' 's/"partitions":[0-9]*/"partitions":0/'; do
   rm -rf resigned && cp -r reference resigned
   sed -i 's/"complete": true/"complete": false/' resigned/.keyshard/checkpoint.json

@@ -326,6 +326,12 @@ expect_eq "$(ls per-worker/worker-* | wc -l)" 3 "still three workers' children"
 for i in $(seq 1 8); do
   expect_eq "$(grep -l "\"key$i\"" per-worker/worker-* | wc -l)" 1 "key$i: one worker's child"
 done
+# ... and the files it would write over are those three workers' files, whatever the machine.
+run_status ks split -q --incremental -k k -n 8 --exec cat --exec-per worker -o per-worker \
+  per-worker.ndjson per-worker/worker-00002.ndjson
+expect_eq "$STATUS" 2 "an --incremental per-worker run reading its third worker's file"
+expect_contains "$ERR" "worker-00002.ndjson: is both an input and an output" \
+  "an --incremental per-worker run reading its third worker's file: why"
 pass "--exec-per worker: -j cannot change on resume or --incremental"
 
 # A shell that cannot be started is named as such, and the run leaves no partition files.

@@ -167,7 +167,7 @@ expect_eq "$(salted_keys near)" "B" "a key at 2.3% under auto (2%)"
 # A SHARE so small that nearly every key would pass it is refused.
 run_status ks split -q -k k -n 8 --hot-keys auto:0.0000001 -o tiny near.ndjson
 expect_eq "$STATUS" 2 "auto:0.0000001"
-expect_contains "$ERR" "SHARE goes from 0.01%" "the range of SHARE"
+expect_contains "$ERR" "SHARE from 0.01%" "the range of SHARE"
 # --salt-by applies to the keys --hot-keys salts as to the --salt ones: each value of the
 # field stays in one sub-key. A --salt key is salted as named only, never a second time.
 # (near.ndjson with "k":"A" for one key in four: A is named, B is found.)
