@@ -241,7 +241,10 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
   const size_t at = text.rfind(kChecksumMember);
   if (at == std::string_view::npos || text.size() < at + kChecksumMember.size() + 20 ||
       text.substr(at + kChecksumMember.size() + 16) != "\"\n}\n") {
-    r.fail(text.empty() ? "empty file" : "truncated: no checksum at the end");
+    r.fail(text.empty() ? "empty file"
+           : at == std::string_view::npos
+               ? "no checksum: cut short, or not a checkpoint"
+               : "it does not end with its checksum: cut short, or written to after it");
     return r.status();
   }
   uint64_t recorded = 0;

@@ -71,6 +71,11 @@ Status parse_name_template(const std::string& name, RunConfig& config) {
     return invalid(std::string(error.what()) +
                    " (use {partition}, e.g. part-{partition:05}.ndjson)");
   }
+  const auto too_long = [&](uint32_t partition) {
+    return invalid(fmt::format("partition {}'s name would be longer than {} bytes, the most a "
+                               "file name may have", partition, kMaxFileNameBytes));
+  };
+  if (first.size() > kMaxFileNameBytes) return too_long(0);  // (and cut, so alike)
   if (first == second) return invalid("it must contain {partition}");
   if (config.to_stdout) return {};
   // Every partition's name, as the files will be named (up to a million partitions: more cannot
@@ -80,6 +85,7 @@ Status parse_name_template(const std::string& name, RunConfig& config) {
   for (uint32_t p = 0; p < named; ++p) {
     std::string file = partition_file_name(config, p);
     if (file.find('/') != std::string::npos) return invalid("it names a file, without '/'");
+    if (file.size() > kMaxFileNameBytes) return too_long(p);
     if (file.find('\0') != std::string::npos) {
       return invalid(fmt::format("partition {}'s name would hold a NUL byte", p));
     }
@@ -365,6 +371,9 @@ SplitOptions acting_options(const SplitOptions& options, const std::string& dir)
   acting.compress = config.zstd_level ? fmt::format("zstd:{}", *config.zstd_level) : "none";
   acting.hot_keys = config.hot_keys_share ? fmt::format("auto:{}", *config.hot_keys_share) : "";
   acting.max_line_size = std::to_string(config.max_line_size);
+  // (A tab is --delimiter's default, "\t", however it was typed: a tab, "\t" or "tab".)
+  acting.delimiter = config.keys.delimiter == '\t' ? SplitOptions().delimiter
+                                                   : std::string(1, config.keys.delimiter);
   std::vector<std::string_view> fields;  // in the order they are added to an event
   if (config.annotate_partition) fields.push_back("partition");
   if (config.annotate_offset) fields.push_back("offset");

@@ -127,7 +127,9 @@ Status run_verify(const VerifyOptions& o) {
     const std::string problem = check_output(path, recorded, compressed, checkpoint.complete);
     if (!problem.empty()) {
       ++bad;
-      std::fprintf(stdout, "%s: %s\n", path.c_str(), problem.c_str());
+      // (One line a file, whatever its name holds: control bytes are shown as escapes.)
+      std::fprintf(stdout, "%s: %s\n", visible_controls(path).c_str(),
+                   visible_controls(problem).c_str());
     }
     lines += recorded.lines;
     bytes += recorded.size;
@@ -145,7 +147,7 @@ Status run_verify(const VerifyOptions& o) {
   }
   if (!o.quiet) {
     std::fprintf(stdout, "%s: all %lu files match the checkpoint (%lu lines, %lu bytes%s)\n",
-                 dir.c_str(), static_cast<unsigned long>(files), static_cast<unsigned long>(lines),
+                 visible_controls(dir).c_str(), static_cast<unsigned long>(files), static_cast<unsigned long>(lines),
                  static_cast<unsigned long>(bytes),
                  checkpoint.complete ? "" : "; the run is not finished");
   }

@@ -63,9 +63,11 @@ Status run_which(const WhichOptions& options) {
       const long got = read_some(STDIN_FILENO, buffer, sizeof buffer);
       if (got < 0) return Status::error("read failed: " + errno_text(errno), "<stdin>");
       if (got == 0) break;
+      const size_t unsearched = pending.size();  // (a long key is searched once, not per read)
       pending.append(buffer, static_cast<size_t>(got));
       size_t start = 0;
-      for (size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1) {
+      for (size_t end, from = unsearched; (end = pending.find('\n', from)) != std::string::npos;
+           start = from = end + 1) {
         answer(std::string_view(pending).substr(start, end - start));
       }
       pending.erase(0, start);

@@ -37,9 +37,12 @@ bool looks_like_text(std::string_view tail) {
 }  // namespace
 
 std::string partition_file_name(const RunConfig& config, uint32_t partition) {
-  std::string name = fmt::format(fmt::runtime(config.name_template),
-                                 fmt::arg("partition", partition),
-                                 fmt::arg("partitions", config.partitions));
+  std::string name(kMaxFileNameBytes + 1, '\0');
+  const auto formatted = fmt::format_to_n(name.data(), name.size(),
+                                          fmt::runtime(config.name_template),
+                                          fmt::arg("partition", partition),
+                                          fmt::arg("partitions", config.partitions));
+  name.resize(std::min(formatted.size, name.size()));
   if (config.zstd_level) name += ".zst";
   return name;
 }

@@ -99,8 +99,12 @@ inline constexpr const char* kStateDirName = ".keyshard";  // checkpoint, lock
 inline constexpr const char* kCheckpointFileName = "checkpoint.json";
 inline constexpr const char* kLockFileName = "lock";
 
+/// The longest file name keyshard makes, in bytes (NAME_MAX of Linux's file systems).
+inline constexpr size_t kMaxFileNameBytes = 255;
+
 /// The file name of partition `partition`, from the --name template (".zst" added when
-/// compressing).
+/// compressing). A name longer than kMaxFileNameBytes, which no file may have, comes back cut
+/// a little past that length (a template's width of a billion would take a gigabyte).
 std::string partition_file_name(const RunConfig& config, uint32_t partition);
 /// The file name of worker `worker`'s child output with --exec-per worker.
 std::string worker_file_name(const RunConfig& config, unsigned worker);

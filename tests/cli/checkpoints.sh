@@ -365,6 +365,20 @@ run_status ks resume damaged
 expect_contains "$ERR" "checksum mismatch" "an edited checkpoint is refused"
 run_status ks verify damaged
 expect_eq "$STATUS" 1 "verify with an edited checkpoint"
+cp reference/.keyshard/checkpoint.json damaged/.keyshard/checkpoint.json
+echo >> damaged/.keyshard/checkpoint.json
+run_status ks resume damaged
+expect_contains "$ERR" "does not end with its checksum: cut short, or written to after it" \
+  "a checkpoint with a byte after its checksum"
+# verify reports one line a file, whatever the file's name holds.
+rm -rf odd-names
+ks split -q -k user_id -n 2 --name "$(printf 'p{partition}\nx\033[31m')" -o odd-names \
+  few-events.ndjson
+echo junk >> "odd-names/$(printf 'p0\nx\033[31m')"
+run_status ks verify odd-names
+expect_eq "$STATUS" 1 "verify of a changed file with control bytes in its name"
+expect_eq "$(printf '%s\n' "$OUT" | wc -l)" 1 "verify: one line for the file"
+expect_contains "$OUT" 'odd-names/p0\nx\x1b[31m: extended: 5 bytes after' "verify: the name, escaped"
 run_status ks resume no-such-dir
 expect_eq "$STATUS" 2 "resume of a directory without a checkpoint"
 expect_contains "$ERR" "no checkpoint here" "resume of a directory without a checkpoint"

@@ -121,6 +121,21 @@ expect_contains "$ERR" \
   "says the two ways on (nothing is left to resume)"
 pass "an incremental run set up differently is refused"
 
+# ... compared as they act: a tab typed as a tab, "\t" or "tab" is one delimiter.
+printf 'a\tb\n' > tabs.tsv
+ks split -q --incremental --format delimited -k 1 -n 2 -o tabs-out tabs.tsv
+for spelling in "$(printf '\t')" tab '\t'; do
+  printf '%s\tx\n' "$spelling" >> tabs.tsv
+  run_status ks split -q --incremental --format delimited --delimiter "$spelling" -k 1 -n 2 \
+    -o tabs-out tabs.tsv
+  expect_eq "$STATUS" 0 "--incremental with the tab spelt another way: $ERR"
+done
+expect_eq "$(cat tabs-out/part-*.ndjson | wc -l)" 4 "every line of the four runs, once"
+run_status ks split -q --incremental --format delimited --delimiter , -k 1 -n 2 -o tabs-out \
+  tabs.tsv
+expect_eq "$STATUS" 2 "--incremental with another delimiter"
+pass "--incremental compares --delimiter as it acts"
+
 # ... as they act, not as they are spelt: an alias, a default spelt out, a size in other units,
 # --annotate fields in another order, a key as a JSON Pointer and the default dead-letter file
 # named are the same options.

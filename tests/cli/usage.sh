@@ -30,6 +30,19 @@ run_status ks split -k id -n 64 --name 'p{partition:c}' -o out in.ndjson
 expect_eq "$STATUS" 2 "--name that gives a partition a NUL byte"
 expect_contains "$ERR" "partition 0's name would hold a NUL byte" "--name with a NUL: which partition"
 [ ! -e out ] || [ -z "$(ls -A out)" ] || fail "a refused --name wrote files"
+# A name longer than a file name may be is refused at once, whatever width the template asks
+# (a width of a hundred million once took 640 MB and printed the whole name).
+for template in 'p{partition:0>100000000}' 'p{partition:0>300}' 'p{partition:0>{partition}}'; do
+  run_status ks split -k id -n 300 --name "$template" -o out in.ndjson
+  expect_eq "$STATUS" 2 "--name $template: too long"
+  expect_contains "$ERR" "name would be longer than 255 bytes" "--name $template: why"
+  [ "${#ERR}" -lt 400 ] || fail "--name $template: a short message, not the name"
+done
+expect_contains "$ERR" "partition 255's name" "--name with a growing width: the first too long"
+[ ! -e out ] || [ -z "$(ls -A out)" ] || fail "a too long --name wrote files"
+run_status ks split -k id -n 2 --name 'p{partition:0>250}' --compress zstd -o long-names in.ndjson
+expect_eq "$STATUS" 0 "--name of 251 bytes, 255 with .zst"
+rm -rf long-names
 run_status ks split -k id -n 2 --missing-key partition:2 -o out in.ndjson
 expect_eq "$STATUS" 2 "--missing-key out of range"
 run_status ks split -k id -n 2 -o out missing.ndjson

@@ -120,6 +120,15 @@ TEST_CASE("every truncation of a checkpoint is refused") {
   }
 }
 
+TEST_CASE("a checkpoint with bytes after its checksum is refused, and not called truncated") {
+  const std::string text = encode_checkpoint(sample()) + "x";
+  Checkpoint decoded;
+  const Status status = decode_checkpoint(text, "cp", decoded);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.reason().find("written to after it") != std::string::npos);
+  CHECK(status.reason().find("truncated") == std::string::npos);
+}
+
 TEST_CASE("every single flipped byte is refused, or decodes to exactly the original") {
   const Checkpoint original = sample();
   const std::string text = encode_checkpoint(original);
