@@ -49,8 +49,8 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
                              skew, limit);
   }
   if (!too_bad.empty()) {
-    const std::string also = too_skewed.empty() ? "" : "\nkeyshard: and " + too_skewed;
-    return Status::error(too_bad + "; " + complete + also, {}, kExitTooManyBad);
+    Status status = Status::error(too_bad + "; " + complete, {}, kExitTooManyBad);
+    return too_skewed.empty() ? status : std::move(status).also("and " + too_skewed);
   }
   if (!too_skewed.empty()) return Status::error(too_skewed, {}, kExitSkewed);
   return {};
@@ -68,18 +68,14 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
         if (!config.incremental) return failure;
         // A later --incremental run that failed before its first checkpoint: the next run
         // starts again where the last one ended (what this one appended is cut back).
-        return Status::error(failure.reason() + "\nkeyshard: once that is fixed, the next "
-                                                "--incremental run continues from where the "
-                                                "last one ended",
-                             failure.where(), kExitFailure);
+        return std::move(failure).also("once that is fixed, the next --incremental run "
+                                       "continues from where the last one ended");
       }
       if (failure.cause() == Cause::kInputChanged) {
         // (resume refused an input: the file itself must come back; a copy is another file)
-        return Status::error(failure.reason() +
-                                 "\nkeyshard: resume continues the very inputs the run read (the "
-                                 "same file, not a copy; the same stream on standard input): "
-                                 "give it that input, or start over with --force",
-                             failure.where(), kExitFailure);
+        return std::move(failure).also("resume continues the very inputs the run read (the "
+                                       "same file, not a copy; the same stream on standard "
+                                       "input): give it that input, or start over with --force");
       }
       // resume keeps the recorded options: a failing --exec command, or a --max-line-size too
       // small, is changed by starting over.
@@ -89,25 +85,23 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
       } else if (config.exec()) {
         start_over = "; to change the command or other options, start over with --force";
       }
-      return Status::error(
-          failure.reason() + "\nkeyshard: once that is fixed, " +
-              (config.incremental ? "the next --incremental run, or " : "") + "`keyshard resume " +
-              config.output_dir + "` continues the run from its last checkpoint" + start_over,
-          failure.where(), kExitFailure);
+      return std::move(failure).also(
+          "once that is fixed, " +
+          std::string(config.incremental ? "the next --incremental run, or " : "") +
+          "`keyshard resume " + config.output_dir + "` continues the run from its last checkpoint" +
+          start_over);
     }
     if (has_checkpoint(config.output_dir)) return failure;  // one that cannot be read
     if (result.wrote_checkpoint) {
-      return Status::error(failure.reason() + "\nkeyshard: the checkpoint this run wrote in " +
-                               config.output_dir + " is gone (was the directory removed or "
-                               "moved?), so the run cannot be resumed; run it again",
-                           failure.where(), kExitFailure);
+      return std::move(failure).also("the checkpoint this run wrote in " + config.output_dir +
+                                     " is gone (was the directory removed or moved?), so the "
+                                     "run cannot be resumed; run it again");
     }
     // Failed before its first checkpoint: nothing can resume it, so what it created goes, and
     // the retry needs no --force.
     for (const std::string& path : result.created_files) (void)::unlink(path.c_str());
-    return Status::error(failure.reason() + "\nkeyshard: no checkpoint was written, so the run "
-                                            "cannot be resumed; once that is fixed, run it again",
-                         failure.where(), kExitFailure);
+    return std::move(failure).also("no checkpoint was written, so the run cannot be resumed; "
+                                   "once that is fixed, run it again");
   };
   if (result.interrupted != 0 && !config.checkpoints) {
     // Standard output (or the children) got every event read, each line whole; the rest of the

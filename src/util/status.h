@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "util/stderr_lines.h"
 
@@ -32,17 +33,14 @@ enum class Cause : uint8_t {
 };
 
 /// `text` with its control bytes shown as escapes (\n, \t, \x1b): a file name in a
-/// message stays on its line and sends nothing to the terminal. With `message_lines`, a newline
-/// that starts another "keyshard: " line is kept (a reason of several lines).
-inline std::string visible_controls(std::string_view text, bool message_lines = false) {
+/// message stays on its line and sends nothing to the terminal.
+inline std::string visible_controls(std::string_view text) {
   std::string shown;
   shown.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
     const auto byte = static_cast<unsigned char>(text[i]);
     if (byte >= 0x20 && byte != 0x7f) {
       shown += text[i];
-    } else if (byte == '\n' && message_lines && text.substr(i + 1).starts_with("keyshard: ")) {
-      shown += '\n';
     } else if (byte == '\n' || byte == '\t' || byte == '\r') {
       shown += byte == '\n' ? "\\n" : byte == '\t' ? "\\t" : "\\r";
     } else {
@@ -85,6 +83,12 @@ class Status {
     return status;
   }
 
+  /// Adds a line to the message, after it: "keyshard: <line>" (how to go on, say).
+  Status also(std::string line) && {
+    more_lines_.push_back(std::move(line));
+    return std::move(*this);
+  }
+
   /// Marks the kind of failure; returns the status.
   Status because(Cause cause) && {
     cause_ = cause;
@@ -99,11 +103,16 @@ class Status {
   const std::string& where() const { return where_; }
   int exit_code() const { return exit_code_; }
 
-  /// The whole message as main prints it, without the "keyshard: " prefix (control bytes shown
-  /// as escapes).
+  /// The lines added by also().
+  const std::vector<std::string>& more_lines() const { return more_lines_; }
+
+  /// The whole message as main prints it, without the first line's "keyshard: " prefix (control
+  /// bytes shown as escapes: whatever a name holds, each line is one that keyshard wrote).
   std::string message() const {
-    const std::string reason = visible_controls(reason_, true);
-    return where_.empty() ? reason : visible_controls(where_) + ": " + reason;
+    std::string shown = visible_controls(reason_);
+    if (!where_.empty()) shown = visible_controls(where_) + ": " + shown;
+    for (const std::string& line : more_lines_) shown += "\nkeyshard: " + visible_controls(line);
+    return shown;
   }
 
  private:
@@ -112,6 +121,7 @@ class Status {
   Cause cause_ = Cause::kOther;
   std::string reason_;
   std::string where_;
+  std::vector<std::string> more_lines_;
 };
 
 /// "keyshard: warning: <message>" on stderr, even with -q: a warning says some input was not

@@ -624,6 +624,11 @@ run_status ks split -q -k k -n 2 -o out first.ndjson second.ndjson
 expect_eq "$STATUS" 1 "a run stopped by a missing second input"
 expect_contains "$ERR" 'once that is fixed, `keyshard resume out` continues the run' \
   "a run stopped by a missing input says how to go on"
+# A name in the hint cannot start a line of its own: its control bytes are shown as escapes.
+run_status ks split -q -k k -n 2 -o "$(printf 'odd\nkeyshard: forged')" first.ndjson second.ndjson
+expect_eq "$STATUS" 1 "a run with a newline in DIR's name stopped by a missing input"
+expect_contains "$ERR" 'keyshard resume odd\nkeyshard: forged`' "the name in the hint, escaped"
+expect_eq "$(printf '%s\n' "$ERR" | grep -c '^keyshard: forged')" 0 "no forged line"
 printf '{"k":"b"}\n' > second.ndjson
 cd /
 run_status "$KEYSHARD" resume -q "$WORK/started-here/out"
