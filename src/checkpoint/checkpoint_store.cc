@@ -225,7 +225,7 @@ void RunLock::remove_if_created(bool children_started) {
   // running) may hold too. Unlinked while still held: a run that opened the file meanwhile
   // finds it gone once it has the lock, and starts again (see acquire()).
   if (!held_ || (inherited_ && children_started) || !created_state_dir_) return;
-  (void)::unlink((state_dir(dir_) + "/lock").c_str());
+  (void)::unlink((state_dir(dir_) + "/" + kLockFileName).c_str());
   (void)::rmdir(state_dir(dir_).c_str());  // only if nothing else is in it
   fd_ = FileDescriptor();
   held_ = false;

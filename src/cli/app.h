@@ -30,6 +30,10 @@ std::string version_text();
 /// Accepts a decimal whole number from `low` to `high` (leading zeros are decimal too).
 CLI::Validator decimal_in(uint64_t low, uint64_t high);
 
+/// Refuses an empty value with `refusal` (an option given as '' would otherwise read as one not
+/// given at all).
+CLI::Validator not_empty(std::string refusal);
+
 // The input, key and partitioning options shared by split, stats and plan.
 void add_input_options(CLI::App& app, SplitOptions& options);
 void add_key_options(CLI::App& app, SplitOptions& options);

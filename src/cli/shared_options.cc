@@ -12,6 +12,14 @@ CLI::Validator choice(std::vector<std::string> names) {
 
 }  // namespace
 
+CLI::Validator not_empty(std::string refusal) {
+  return CLI::Validator(
+      [refusal = std::move(refusal)](const std::string& value) {
+        return value.empty() ? refusal : std::string();
+      },
+      "");
+}
+
 CLI::Validator decimal_in(uint64_t low, uint64_t high) {
   // CLI11 reads a leading 0 as octal and 0x as hex: `-n 010` would be 8 partitions. Counts
   // are decimal, leading zeros and all.
@@ -74,11 +82,13 @@ void add_salt_options(CLI::App& app, SplitOptions& o) {
   app.add_option("--salt-by", o.salt_by,
                  "Pick the sub-key by a hash of this field\n(default: round-robin in input order)")
       ->group("Hot keys")
-      ->type_name("PATH");
+      ->type_name("PATH")
+      ->check(not_empty("names no field: give a key path, e.g. --salt-by session_id"));
   app.add_option("--hot-keys", o.hot_keys,
                  "Salt any key whose share of events passes\nSHARE (default 2%)")
       ->group("Hot keys")
-      ->type_name("auto[:SHARE]");
+      ->type_name("auto[:SHARE]")
+      ->check(not_empty("is empty: give auto, or auto:SHARE such as auto:5%"));
 }
 
 void add_partitioning_options(CLI::App& app, SplitOptions& o, bool with_partitions) {

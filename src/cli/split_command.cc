@@ -52,18 +52,14 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
   split->add_option("--compress", o.compress,
                     "Compress outputs: zstd, zstd:LEVEL, or none\n(the default)")
       ->group("Output")
-      ->type_name("zstd[:LEVEL]");
+      ->type_name("zstd[:LEVEL]")
+      ->check(not_empty("is empty: give zstd, zstd:LEVEL or none"));
   split->add_option("--annotate", o.annotate, "Add fields: partition, offset, key, salt\n"
                                               "(e.g. partition,offset)")
       ->group("Output")
       ->type_name("FIELDS")
-      ->check(CLI::Validator(
-          [](const std::string& fields) {
-            return fields.empty() ? std::string("names no field: give partition, offset, key "
-                                                "or salt, or several joined by commas")
-                                  : std::string();
-          },
-          ""));
+      ->check(not_empty("names no field: give partition, offset, key or salt, or several "
+                        "joined by commas"));
   split->add_flag("--force", o.force, "Write into a non-empty output directory")->group("Output");
 
   split->add_option("--exec", o.exec,
@@ -71,7 +67,8 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
                     "After a\ncrash, resume feeds the events after the\nlast checkpoint "
                     "again (at-least-once)")
       ->group("Processing")
-      ->type_name("CMD");
+      ->type_name("CMD")
+      ->check(not_empty("names no command: give a shell command, e.g. --exec 'sort -k2'"));
   split->add_option("--exec-per", o.exec_per, "One child per partition or per worker")
       ->group("Processing")
       ->type_name("UNIT")
@@ -89,7 +86,8 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
   split->add_option("--dead-letter", o.dead_letter,
                     "Dead-letter file (default: in DIR;\nstderr with -o -)")
       ->group("Bad lines")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(not_empty("names no file: give a path (without it, the default)"));
 
   split->add_option("--checkpoint-every", o.checkpoint_every,
                     "Checkpoint after this much input (SIZE),\nor this often (30s, 5m); off")
@@ -108,10 +106,12 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
       ->group("Checkpoints");
   split->add_option("--max-bad", o.max_bad, "Exit 3 if bad lines exceed N or P% of lines")
       ->group("Checkpoints")
-      ->type_name("N|P%");
+      ->type_name("N|P%")
+      ->check(not_empty("is empty: give a number of lines, or a share such as 0.5%"));
   split->add_option("--max-skew", o.max_skew, "Exit 4 if max/mean events per partition > R")
       ->group("Checkpoints")
-      ->type_name("R");
+      ->type_name("R")
+      ->check(not_empty("is empty: give a ratio of max to mean, such as 4"));
 
   split->add_flag("-q,--quiet", o.quiet, "No summary (nor progress) on stderr")
       ->group("Reporting");

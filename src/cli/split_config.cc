@@ -75,7 +75,9 @@ Status parse_name_template(const std::string& name, RunConfig& config) {
     return invalid(fmt::format("partition {}'s name would be longer than {} bytes, the most a "
                                "file name may have", partition, kMaxFileNameBytes));
   };
-  if (first.size() > kMaxFileNameBytes) return too_long(0);  // (and cut, so alike)
+  if (first.size() > kMaxFileNameBytes) {  // (and cut, so perhaps alike)
+    return config.to_stdout ? Status() : too_long(0);  // -o -: no file is named
+  }
   if (first == second) return invalid("it must contain {partition}");
   if (config.to_stdout) return {};
   // Every partition's name, as the files will be named (up to a million partitions: more cannot
@@ -371,9 +373,11 @@ SplitOptions acting_options(const SplitOptions& options, const std::string& dir)
   acting.compress = config.zstd_level ? fmt::format("zstd:{}", *config.zstd_level) : "none";
   acting.hot_keys = config.hot_keys_share ? fmt::format("auto:{}", *config.hot_keys_share) : "";
   acting.max_line_size = std::to_string(config.max_line_size);
-  // (A tab is --delimiter's default, "\t", however it was typed: a tab, "\t" or "tab".)
-  acting.delimiter = config.keys.delimiter == '\t' ? SplitOptions().delimiter
-                                                   : std::string(1, config.keys.delimiter);
+  // (A tab is --delimiter's default, "\t", however it was typed: a tab, "\t" or "tab". It
+  // changes nothing but with --format delimited.)
+  acting.delimiter = config.keys.format != InputFormat::kDelimited || config.keys.delimiter == '\t'
+                         ? SplitOptions().delimiter
+                         : std::string(1, config.keys.delimiter);
   std::vector<std::string_view> fields;  // in the order they are added to an event
   if (config.annotate_partition) fields.push_back("partition");
   if (config.annotate_offset) fields.push_back("offset");

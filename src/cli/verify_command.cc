@@ -147,8 +147,8 @@ Status run_verify(const VerifyOptions& o) {
   }
   if (!o.quiet) {
     std::fprintf(stdout, "%s: all %lu files match the checkpoint (%lu lines, %lu bytes%s)\n",
-                 visible_controls(dir).c_str(), static_cast<unsigned long>(files), static_cast<unsigned long>(lines),
-                 static_cast<unsigned long>(bytes),
+                 visible_controls(dir).c_str(), static_cast<unsigned long>(files),
+                 static_cast<unsigned long>(lines), static_cast<unsigned long>(bytes),
                  checkpoint.complete ? "" : "; the run is not finished");
   }
   return {};

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <iterator>
 
 #include "pipeline/partition_owner.h"
 #include "sinks/child_process.h"
@@ -36,13 +37,44 @@ bool looks_like_text(std::string_view tail) {
 
 }  // namespace
 
+namespace {
+
+struct NameTooLong {};
+
+// Appends to a string, and gives up (throws) once it holds more than a file name may: a --name
+// width of a billion is not written out, not even to be thrown away.
+class CappedAppender {
+ public:
+  using iterator_category = std::output_iterator_tag;
+  using value_type = void;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = void;
+
+  explicit CappedAppender(std::string& out) : out_(&out) {}
+  CappedAppender& operator=(char byte) {
+    if (out_->size() > kMaxFileNameBytes) throw NameTooLong{};
+    out_->push_back(byte);
+    return *this;
+  }
+  CappedAppender& operator*() { return *this; }
+  CappedAppender& operator++() { return *this; }
+  CappedAppender operator++(int) { return *this; }
+
+ private:
+  std::string* out_;
+};
+
+}  // namespace
+
 std::string partition_file_name(const RunConfig& config, uint32_t partition) {
-  std::string name(kMaxFileNameBytes + 1, '\0');
-  const auto formatted = fmt::format_to_n(name.data(), name.size(),
-                                          fmt::runtime(config.name_template),
-                                          fmt::arg("partition", partition),
-                                          fmt::arg("partitions", config.partitions));
-  name.resize(std::min(formatted.size, name.size()));
+  std::string name;
+  try {
+    fmt::format_to(CappedAppender(name), fmt::runtime(config.name_template),
+                   fmt::arg("partition", partition), fmt::arg("partitions", config.partitions));
+  } catch (const NameTooLong&) {
+    // (cut: longer than a file name may be, which --name's check refuses)
+  }
   if (config.zstd_level) name += ".zst";
   return name;
 }

@@ -59,8 +59,21 @@ std::vector<std::string> output_paths(const RunConfig& config) {
   return paths;
 }
 
-// The dead-letter file's path, absolute, with the links in it resolved; a link that --force
-// replaces (`replaced`) is not followed, as a new file takes its place. Empty when the run
+// Where a path leads, following symbolic links to a file that does not exist (yet).
+fs::path where_link_leads(const std::string& named) {
+  std::error_code error;
+  fs::path path = fs::absolute(named, error);
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(path, error)); ++hops) {
+    const fs::path target = fs::read_symlink(path, error);
+    if (error) break;
+    path = target.is_absolute() ? target : path.parent_path() / target;
+  }
+  return path;
+}
+
+// The dead-letter file's path, absolute, with the links in it resolved (a link to a file that
+// does not exist yet too: it is created where the link leads); a link that --force replaces
+// (`replaced`) is not followed, as a new file takes its place. Empty when the run
 // writes none, or on `error` (its directory cannot be reached: opening it says so).
 fs::path resolved_dead_letter(const RunConfig& config, const std::set<std::string>& replaced,
                               std::error_code& error) {
@@ -69,7 +82,7 @@ fs::path resolved_dead_letter(const RunConfig& config, const std::set<std::strin
   if (error) return {};
   fs::path dead = replaced.contains(config.dead_letter_path)
                       ? fs::weakly_canonical(named.parent_path(), error) / named.filename()
-                      : fs::weakly_canonical(named, error);
+                      : fs::weakly_canonical(where_link_leads(config.dead_letter_path), error);
   return error ? fs::path() : dead;
 }
 
@@ -116,18 +129,6 @@ std::vector<std::string> output_file_names(const RunConfig& config) {
 }
 
 namespace {
-
-// Where a path leads, following symbolic links to a file that does not exist (yet).
-fs::path where_link_leads(const std::string& named) {
-  std::error_code error;
-  fs::path path = fs::absolute(named, error);
-  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(path, error)); ++hops) {
-    const fs::path target = fs::read_symlink(path, error);
-    if (error) break;
-    path = target.is_absolute() ? target : path.parent_path() / target;
-  }
-  return path;
-}
 
 // Whether `path` (absolute) may name a file once the run has made DIR (`dir`, absolute and
 // normal): each component before a ".." must then be a directory, as the system resolves

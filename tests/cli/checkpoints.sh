@@ -82,6 +82,18 @@ ln -s new-dir/part-00002.ndjson dangling.ndjson  # a link to a file the run woul
 run_status ks split -k user_id -n 4 -q -o new-dir few-events.ndjson dangling.ndjson
 expect_eq "$STATUS" 2 "an input that is a link to a file the run would create"
 [ ! -e new-dir ] || fail "nothing created for the dangling link"
+# A --dead-letter that is a dangling link is checked where it leads: to a partition file, or
+# to an input that does not exist yet.
+ln -s dl-dir/part-00000.ndjson dl-link
+run_status ks split -k user_id -n 1 -q -o dl-dir --dead-letter dl-link few-events.ndjson
+expect_eq "$STATUS" 2 "a --dead-letter link to a partition file"
+expect_contains "$ERR" "one of the run's own output files" "a --dead-letter link: why"
+mkdir -p dl-elsewhere && ln -s dl-elsewhere/target dl-link2
+run_status ks split -k user_id -n 2 -q -o dl-dir --dead-letter dl-link2 few-events.ndjson \
+  dl-elsewhere/target
+expect_eq "$STATUS" 2 "an input that a --dead-letter link would create"
+[ ! -e dl-elsewhere/target ] || fail "nothing created through the --dead-letter link"
+rm -rf dl-dir
 # A missing input the run would not create only fails to open when its turn comes (status 1):
 # another file under DIR/.keyshard, or a path through a directory that does not exist.
 for target in new-dir/.keyshard/other.ndjson no-such-dir/../new-dir/part-00001.ndjson; do

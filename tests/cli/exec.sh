@@ -332,6 +332,16 @@ run_status ks split -q --incremental -k k -n 8 --exec cat --exec-per worker -o p
 expect_eq "$STATUS" 2 "an --incremental per-worker run reading its third worker's file"
 expect_contains "$ERR" "worker-00002.ndjson: is both an input and an output" \
   "an --incremental per-worker run reading its third worker's file: why"
+# ... and only those: with one worker then, worker-00001.ndjson is no file of the run's.
+rm -rf per-worker
+ks split -q --incremental -k k -n 8 -j 1 --exec cat --exec-per worker -o per-worker \
+  per-worker.ndjson
+run_status ks split -q --incremental -k k -n 8 --exec cat --exec-per worker -o per-worker \
+  per-worker.ndjson per-worker/worker-00001.ndjson
+expect_eq "$STATUS" 0 "an --incremental one-worker run naming a second worker's file: $ERR"
+expect_contains "$ERR" "worker-00001.ndjson: not found; skipped this time" \
+  "an --incremental one-worker run naming a second worker's file: a file missing, as any"
+expect_eq "$(ls per-worker/worker-*)" per-worker/worker-00000.ndjson "still one worker's file"
 pass "--exec-per worker: -j cannot change on resume or --incremental"
 
 # A shell that cannot be started is named as such, and the run leaves no partition files.

@@ -134,6 +134,10 @@ expect_eq "$(cat tabs-out/part-*.ndjson | wc -l)" 4 "every line of the four runs
 run_status ks split -q --incremental --format delimited --delimiter , -k 1 -n 2 -o tabs-out \
   tabs.tsv
 expect_eq "$STATUS" 2 "--incremental with another delimiter"
+printf '{"user_id":"u1"}\n' > json-one.ndjson
+ks split -q --incremental -k user_id -n 2 -o json-out json-one.ndjson
+run_status ks split -q --incremental --delimiter , -k user_id -n 2 -o json-out json-one.ndjson
+expect_eq "$STATUS" 0 "--delimiter changes nothing with --format json: $ERR"
 pass "--incremental compares --delimiter as it acts"
 
 # ... as they act, not as they are spelt: an alias, a default spelt out, a size in other units,

@@ -40,9 +40,19 @@ for template in 'p{partition:0>100000000}' 'p{partition:0>300}' 'p{partition:0>{
 done
 expect_contains "$ERR" "partition 255's name" "--name with a growing width: the first too long"
 [ ! -e out ] || [ -z "$(ls -A out)" ] || fail "a too long --name wrote files"
+run_status ks split -k id -n 2 --name 'p{partition:0>300}' -o - in.ndjson
+expect_eq "$STATUS" 0 "-o -: --name names no file"
 run_status ks split -k id -n 2 --name 'p{partition:0>250}' --compress zstd -o long-names in.ndjson
 expect_eq "$STATUS" 0 "--name of 251 bytes, 255 with .zst"
 rm -rf long-names
+# An option given as '' is refused, not taken as not given.
+for option in --salt-by --exec --hot-keys --compress --dead-letter --max-bad --max-skew --annotate
+do
+  run_status ks split -k id -n 2 "$option" '' -o out in.ndjson
+  expect_eq "$STATUS" 2 "$option ''"
+  expect_contains "$ERR" "keyshard: $option: " "$option '': named"
+done
+[ ! -e out ] || [ -z "$(ls -A out)" ] || fail "an empty option wrote files"
 run_status ks split -k id -n 2 --missing-key partition:2 -o out in.ndjson
 expect_eq "$STATUS" 2 "--missing-key out of range"
 run_status ks split -k id -n 2 -o out missing.ndjson
