@@ -272,7 +272,8 @@ Status parse_guardrails(const SplitOptions& options, RunConfig& config) {
     double skew = 0;
     const std::string& text = options.max_skew;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), skew);
-    if (error != std::errc() || end != text.data() + text.size() || skew < 1) {
+    // (`!(skew >= 1)`: NaN, which compares false with anything, is refused too)
+    if (error != std::errc() || end != text.data() + text.size() || !(skew >= 1)) {
       return usage("invalid --max-skew \"" + text +
                    "\": give the largest max/mean events per partition allowed, at least 1 "
                    "(e.g. 2.5)");

@@ -47,7 +47,7 @@ void ExecCollector::report(Status status) {
 }
 
 void ExecCollector::write_stdout(std::string_view text) {
-  if (stdout_gone_) return;  // keep draining the children so that they can finish
+  if (stdout_gone_) return;
   int error_number = 0;
   Status status = write_all(STDOUT_FILENO, text, "<stdout>", &error_number);
   if (status.ok()) return;
@@ -143,14 +143,21 @@ void ExecCollector::run() {
       break;
     }
     for (size_t k = 0; k < polled.size(); ++k) {
-      if (polled[k].revents == 0) continue;
       Stream& stream = streams_[which[k]];
+      if (polled[k].revents == 0 || !stream.reader.valid()) continue;
       const long got = read_some(stream.reader.get(), buffer.data(), buffer.size());
       if (got > 0) {
         deliver(stream, buffer.data(), static_cast<size_t>(got), false);
       } else {
         deliver(stream, buffer.data(), 0, true);
         stream.reader = FileDescriptor();
+      }
+    }
+    if (stdout_gone_) {
+      // Nothing more reaches keyshard's stdout: the children's stdout pipes close, so that a
+      // child still writing ends by SIGPIPE, as in a shell pipeline, rather than run on.
+      for (Stream& stream : streams_) {
+        if (stream.target == Target::kStdout) stream.reader = FileDescriptor();
       }
     }
   }

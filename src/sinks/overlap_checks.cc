@@ -244,8 +244,18 @@ Status check_inputs_are_not_outputs(const RunConfig& config,
 
 Status check_dead_letter_is_apart(const RunConfig& config,
                                   const std::set<std::string>& replaced) {
-  if (config.to_stdout || config.on_bad != BadLinePolicy::kDeadLetter ||
-      config.dead_letter_path.empty()) {
+  if (config.on_bad != BadLinePolicy::kDeadLetter || config.dead_letter_path.empty()) return {};
+  if (config.to_stdout) {
+    // `-o - --dead-letter bad.ndjson > bad.ndjson` would write the events and the dead letters
+    // over each other.
+    struct stat out {};
+    const auto dead = identity_of(config.dead_letter_path);
+    if (dead && ::fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) &&
+        *dead == FileIdentity{out.st_dev, out.st_ino}) {
+      return Status::error("--dead-letter names the file standard output is; name a file of its "
+                           "own",
+                           config.dead_letter_path, kExitUsage);
+    }
     return {};
   }
   // Compared as paths (neither file may exist yet), with links in the existing part resolved;

@@ -193,6 +193,24 @@ set -e
 expect_eq "$STATUS" 2 "standard output appended to an input"
 expect_contains "$(cat self.err)" "feeds-itself.ndjson: standard output is this input" "the message"
 expect_same_file feeds-itself.ndjson stdin.copy "the input is untouched"
+# -o - with a dead-letter file that is standard output would write each over the other.
+printf '{"user_id":"u"}\nnot json\n' > one-bad.ndjson
+for redirect in '>' '>>'; do
+  : > shared-out.ndjson
+  set +e
+  if [ "$redirect" = '>' ]; then
+    "$KEYSHARD" split -k user_id -n 2 -q -o - --dead-letter shared-out.ndjson one-bad.ndjson \
+      > shared-out.ndjson 2> self.err
+  else
+    "$KEYSHARD" split -k user_id -n 2 -q -o - --dead-letter shared-out.ndjson one-bad.ndjson \
+      >> shared-out.ndjson 2> self.err
+  fi
+  STATUS=$?
+  set -e
+  expect_eq "$STATUS" 2 "a dead-letter file that is standard output ($redirect)"
+  expect_contains "$(cat self.err)" "shared-out.ndjson: --dead-letter names the file standard output is" \
+    "a dead-letter file that is standard output ($redirect): why"
+done
 pass "standard output that is an input is refused"
 
 # The dead-letter file may not be one of the files the run keeps in DIR.
@@ -489,6 +507,10 @@ expect_eq "$STATUS" 3 "--max-bad 0.05% with 0.1% bad lines"
 run_status ks split -k user_id -n 8 -q --max-skew 1.01 -o guard-skew events.ndjson
 expect_eq "$STATUS" 4 "--max-skew 1.01 on Zipf keys"
 expect_contains "$ERR" "above --max-skew 1.01" "the --max-skew message"
+for skew in nan -nan NaN 0.5; do
+  run_status ks split -k user_id -n 8 -q --max-skew "$skew" -o guard-skew-nan events.ndjson
+  expect_eq "$STATUS" 2 "--max-skew $skew"
+done
 run_status ks split -k user_id -n 8 -q --max-skew 100 -o guard-skew2 events.ndjson
 expect_eq "$STATUS" 0 "--max-skew 100"
 run_status ks split -k user_id -n 8 -q --max-bad lots -o x events.ndjson

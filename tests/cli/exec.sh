@@ -105,6 +105,18 @@ statuses=("${PIPESTATUS[@]}")
 set -e
 expect_eq "${statuses[0]}" 0 "status when stdout closes early"
 expect_eq "$(cat err.txt)" "" "no message when stdout closes early"
+# ... also when the children write on after their input ends: their stdout closes too, and they
+# end by SIGPIPE, as in a shell pipeline (they once ran on, and keyshard with them).
+head -n 20 events.ndjson > twenty.ndjson
+for command in yes 'cat; while :; do echo "{\"tick\":1}"; sleep 0.01; done'; do
+  set +e
+  timeout 30 "$KEYSHARD" split -k user_id -n 4 -o - --exec "$command" twenty.ndjson 2> err.txt |
+    head -n 1 > /dev/null
+  statuses=("${PIPESTATUS[@]}")
+  set -e
+  expect_eq "${statuses[0]}" 0 "stdout closes while children write on ($command)"
+  expect_eq "$(cat err.txt)" "" "stdout closes while children write on ($command): no message"
+done
 pass "closed stdout"
 
 # 1 MiB lines through -o - are never torn or interleaved.
