@@ -107,7 +107,7 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
   split->add_option("--max-bad", o.max_bad, "Exit 3 if bad lines exceed N or P% of lines")
       ->group("Checkpoints")
       ->type_name("N|P%")
-      ->check(not_empty("is empty: give a number of lines, or a share such as 0.5%"));
+      ->check(not_empty("is empty: give a count, such as 100, or a share, such as 0.5%"));
   split->add_option("--max-skew", o.max_skew, "Exit 4 if max/mean events per partition > R")
       ->group("Checkpoints")
       ->type_name("R")

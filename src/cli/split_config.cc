@@ -75,9 +75,7 @@ Status parse_name_template(const std::string& name, RunConfig& config) {
     return invalid(fmt::format("partition {}'s name would be longer than {} bytes, the most a "
                                "file name may have", partition, kMaxFileNameBytes));
   };
-  if (first.size() > kMaxFileNameBytes) {  // (and cut, so perhaps alike)
-    return config.to_stdout ? Status() : too_long(0);  // -o -: no file is named
-  }
+  if (first.size() > kMaxFileNameBytes) return too_long(0);  // (and cut, so perhaps alike)
   if (first == second) return invalid("it must contain {partition}");
   if (config.to_stdout) return {};
   // Every partition's name, as the files will be named (up to a million partitions: more cannot

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <exception>
 #include <iterator>
 
 #include "pipeline/partition_owner.h"
@@ -53,8 +54,12 @@ class CappedAppender {
 
   explicit CappedAppender(std::string& out) : out_(&out) {}
   CappedAppender& operator=(char byte) {
-    if (out_->size() > kMaxFileNameBytes) throw NameTooLong{};
-    out_->push_back(byte);
+    if (out_->size() <= kMaxFileNameBytes) {
+      out_->push_back(byte);
+    } else if (std::uncaught_exceptions() == 0) {
+      // (Not while another exception unwinds: fmt copies out what it holds as it does.)
+      throw NameTooLong{};
+    }
     return *this;
   }
   CappedAppender& operator*() { return *this; }

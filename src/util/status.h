@@ -97,7 +97,7 @@ class Status {
   Cause cause() const { return cause_; }
 
   bool ok() const { return !failed_; }
-  bool quiet() const { return failed_ && reason_.empty(); }
+  bool quiet() const { return failed_ && reason_.empty() && more_lines_.empty(); }
   explicit operator bool() const { return ok(); }
   const std::string& reason() const { return reason_; }
   const std::string& where() const { return where_; }
