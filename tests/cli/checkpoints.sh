@@ -315,12 +315,15 @@ done
 pass "stdin replay: the same stream completes exactly, another is refused"
 
 # Stdin is known by its bytes alone: a run that read a file on stdin resumes from a pipe.
+# (--commit async: a checkpoint that waits for a sync of the whole filesystem may land only
+# after the run has read everything, on a slow or busy disk.)
 python3 - "$KEYSHARD" <<'PY' || fail "a run reading a file on stdin, stopped"
 import os, re, signal, subprocess, sys, time
 for attempt in range(5):
     subprocess.run(["rm", "-rf", "stdin-file"], check=True)
     run = subprocess.Popen([sys.argv[1], "split", "-k", "user_id", "-n", "8", "-q", "--chunk-size",
-                            "64KiB", "--checkpoint-every", "256KiB", "-o", "stdin-file"],
+                            "64KiB", "--checkpoint-every", "256KiB", "--commit", "async",
+                            "-o", "stdin-file"],
                            stdin=open("events.ndjson", "rb"))
     while run.poll() is None:
         try:

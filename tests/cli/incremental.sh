@@ -295,21 +295,35 @@ pass "files found again after a rotation, from another directory, and renamed"
 
 # An interrupted --incremental run: the next run, naming the file another way, continues it and
 # holds its unfinished last line; a file missing from the interrupted run does not stop resume.
-# interrupt_run ARGS...: starts a split, and once its first checkpoint is on disk stops it, sends
-# ^C and lets it go on, so that the ^C lands mid-run however fast the machine. Sets STATUS.
+# interrupt_run ARGS...: starts a split, and once it has read 1 MiB past where the last run
+# ended in its first input (or in that file rotated: the input's name with a suffix), stops it,
+# sends ^C and lets it go on, so that the ^C lands mid-run
+# however fast the machine. (Not by its first checkpoint: on a slow disk, that checkpoint's sync
+# of the whole filesystem may land after the run has read everything.) Sets STATUS.
 interrupt_run() {
   set +e
   python3 - "$KEYSHARD" "$@" <<'PY' 2> interrupted.err
-import os, signal, subprocess, sys, time
+import json, os, signal, subprocess, sys, time
+first = sys.argv[2]
+with open("out/.keyshard/checkpoint.json") as text:
+    recorded = [i["offset"] for i in json.load(text)["inputs"] if i["path"] == first]
+start = (max(recorded) if recorded else 0) + (1 << 20)
+target = os.path.realpath(first)
 run = subprocess.Popen([sys.argv[1], "split", "-q", "--incremental", "--checkpoint-every", "1MiB",
                         "-k", "user_id", "-n", "4", "-o", "out"] + sys.argv[2:])
-checkpoint = "out/.keyshard/checkpoint.json"
-before = os.stat(checkpoint).st_mtime_ns
-while run.poll() is None:  # polled closely: the first checkpoint of this run
+
+def position():  # where the run reads the first input (or it rotated), if it has it open
+    for fd in os.listdir(f"/proc/{run.pid}/fd"):
+        if os.readlink(f"/proc/{run.pid}/fd/{fd}").startswith(target):
+            with open(f"/proc/{run.pid}/fdinfo/{fd}") as info:
+                return int(info.readline().split()[1])
+    return 0
+
+while run.poll() is None:  # polled closely
     try:
-        if os.stat(checkpoint).st_mtime_ns != before:
+        if position() > start:
             break
-    except FileNotFoundError:
+    except OSError:  # (the run ended meanwhile, or the fd closed)
         pass
     time.sleep(0.0005)
 for sig in (signal.SIGSTOP, signal.SIGINT, signal.SIGCONT):
