@@ -75,10 +75,18 @@ expect_eq "$(cat small-allowed/part-*.ndjson | wc -l)" 2 "--allow-early-exit, a 
 timeout 60 "$KEYSHARD" split -k user_id -n 2 -o small-read -q --exec 'head -n 150' small.ndjson
 expect_eq "$(cat small-read/part-*.ndjson | wc -l)" 150 "a child that read all, then exited"
 # SIGTERM while keyshard waits for a child to read the rest does not make an early exit a
-# success: the wait goes on, and the early exit is reported.
-timeout 60 "$KEYSHARD" split -k user_id -n 2 -o term-early -q --exec 'sleep 2; head -n 1' \
+# success: the wait goes on, and the early exit is reported. (The signal is sent once both
+# children have started, and a little later, so that it lands in the wait however slow the
+# build: the input sits in the pipes long before the children's sleep ends.)
+rm -f term-early.started.*
+timeout 60 "$KEYSHARD" split -k user_id -n 2 -o term-early -q \
+  --exec 'touch "term-early.started.$KEYSHARD_PARTITION"; sleep 6; head -n 1' \
   small.ndjson 2> term-early.err &
-sleep 0.5
+for _ in $(seq 1 2000); do
+  [ -e term-early.started.0 ] && [ -e term-early.started.1 ] && break
+  sleep 0.005
+done
+sleep 3
 kill -TERM $! 2>/dev/null || true
 set +e; wait $!; STATUS=$?; set -e
 expect_eq "$STATUS" 1 "an early exit, SIGTERM during the wait"
