@@ -36,10 +36,6 @@ bool looks_like_text(std::string_view tail) {
   return tail.find('\0') == std::string_view::npos && is_valid_utf8(tail);
 }
 
-}  // namespace
-
-namespace {
-
 struct NameTooLong {};
 
 // Appends to a string, and gives up (throws) once it holds more than a file name may: a --name

@@ -19,14 +19,22 @@ std::optional<FileIdentity> identity_of(const std::string& path) {
   return FileIdentity{info.st_dev, info.st_ino};
 }
 
+namespace {
+
+// The regular file a standard stream (`fd`) is, if it is one (`< FILE`, `> FILE`).
+std::optional<FileIdentity> stream_file(int fd) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
+  return FileIdentity{info.st_dev, info.st_ino};
+}
+
+}  // namespace
+
 std::map<FileIdentity, std::string> named_input_identities(const RunConfig& config) {
   std::map<FileIdentity, std::string> inputs;
   for (const std::string& path : config.inputs) {
     if (path == "-") {
-      struct stat info {};
-      if (::fstat(STDIN_FILENO, &info) == 0 && S_ISREG(info.st_mode)) {
-        inputs.emplace(FileIdentity{info.st_dev, info.st_ino}, "<stdin>");
-      }
+      if (const auto identity = stream_file(STDIN_FILENO)) inputs.emplace(*identity, "<stdin>");
     } else if (auto identity = identity_of(path)) {
       inputs.emplace(*identity, path);
     }
@@ -230,9 +238,8 @@ Status check_inputs_are_not_outputs(const RunConfig& config,
     }
   }
   // `keyshard split -o - app.log >> app.log` would read its own output for ever.
-  struct stat out {};
-  if (config.to_stdout && ::fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode)) {
-    const auto input = inputs.find(FileIdentity{out.st_dev, out.st_ino});
+  if (const auto out = config.to_stdout ? stream_file(STDOUT_FILENO) : std::nullopt) {
+    const auto input = inputs.find(*out);
     if (input != inputs.end()) {
       return Status::error("standard output is this input; keyshard would read what it writes "
                            "(write to another file)",
@@ -248,10 +255,8 @@ Status check_dead_letter_is_apart(const RunConfig& config,
   if (config.to_stdout) {
     // `-o - --dead-letter bad.ndjson > bad.ndjson` would write the events and the dead letters
     // over each other.
-    struct stat out {};
     const auto dead = identity_of(config.dead_letter_path);
-    if (dead && ::fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) &&
-        *dead == FileIdentity{out.st_dev, out.st_ino}) {
+    if (dead && dead == stream_file(STDOUT_FILENO)) {
       return Status::error("--dead-letter names the file standard output is; name a file of its "
                            "own",
                            config.dead_letter_path, kExitUsage);

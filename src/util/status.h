@@ -103,9 +103,6 @@ class Status {
   const std::string& where() const { return where_; }
   int exit_code() const { return exit_code_; }
 
-  /// The lines added by also().
-  const std::vector<std::string>& more_lines() const { return more_lines_; }
-
   /// The whole message as main prints it, without the first line's "keyshard: " prefix (control
   /// bytes shown as escapes: whatever a name holds, each line is one that keyshard wrote).
   std::string message() const {
