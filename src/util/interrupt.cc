@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
+#include <ctime>
 
 namespace keyshard {
 namespace {
@@ -19,8 +21,36 @@ static_assert(std::atomic<int>::is_always_lock_free);
 // read end wakes up even when the signal came just before it began to wait.
 int wakeup[2] = {-1, -1};
 
+// The same request can arrive twice: timeout(1) signals keyshard, then its process group. A
+// repeat this soon after the first is that; a later one is a second request, and ends keyshard.
+constexpr int64_t kRepeatWindowNs = 500'000'000;
+
+// When each signal first arrived (CLOCK_MONOTONIC, in ns; 0 before). Lock-free, as above.
+std::atomic<int64_t> first_sigint{0};
+std::atomic<int64_t> first_sigterm{0};
+static_assert(std::atomic<int64_t>::is_always_lock_free);
+
+int64_t monotonic_ns() {  // clock_gettime() is async-signal-safe
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec + 1;  // never 0
+}
+
 void on_signal(int signal_number) {
   const int saved_errno = errno;  // the interrupted code may be about to read it
+  std::atomic<int64_t>& first = signal_number == SIGINT ? first_sigint : first_sigterm;
+  const int64_t now = monotonic_ns();
+  int64_t before = 0;
+  if (!first.compare_exchange_strong(before, now, std::memory_order_relaxed)) {
+    if (now - before >= kRepeatWindowNs) {
+      // A second request: end as if the signal were not caught. It stays blocked until this
+      // handler returns, and then takes its default action.
+      ::signal(signal_number, SIG_DFL);
+      ::raise(signal_number);
+    }
+    errno = saved_errno;
+    return;
+  }
   received.store(signal_number, std::memory_order_relaxed);
   if (wakeup[1] >= 0) {
     const char byte = 1;
@@ -38,7 +68,7 @@ void catch_interrupts() {
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND;  // the second ^C is not caught
+  action.sa_flags = 0;  // no SA_RESTART (see interrupt.h); a second request is handled above
   for (const int signal_number : {SIGINT, SIGTERM}) {
     // A signal keyshard was started ignoring (a background job of a script, nohup) stays
     // ignored, for keyshard and for its --exec children.
