@@ -67,6 +67,23 @@ std::vector<std::string> output_paths(const RunConfig& config) {
   return paths;
 }
 
+// The files the run makes, replaces or removes in DIR, by name: its partition (or worker) files
+// and summary, the summary's temporary file (renamed over it); and in DIR/.keyshard, the
+// checkpoint, its temporary file and the lock. None with -o -.
+struct RunFiles {
+  std::vector<std::string> in_dir;
+  std::vector<std::string> in_state_dir;
+};
+
+RunFiles run_files(const RunConfig& config) {
+  RunFiles files;
+  if (config.to_stdout) return files;
+  files.in_dir = output_file_names(config);
+  files.in_dir.push_back(temporary_path(kSummaryFileName));
+  files.in_state_dir = {kCheckpointFileName, temporary_path(kCheckpointFileName), kLockFileName};
+  return files;
+}
+
 // Where a path leads, following symbolic links to a file that does not exist (yet).
 fs::path where_link_leads(const std::string& named) {
   std::error_code error;
@@ -177,16 +194,13 @@ Status check_missing_inputs(const RunConfig& config, const std::set<std::string>
   }
   if (missing.empty()) return {};
   fs::path canonical_dir;
-  std::set<std::string> names;  // the files the run makes in DIR
   if (!config.to_stdout) {
     canonical_dir = fs::weakly_canonical(dir, error);
     if (error) return {};
-    const std::vector<std::string> outputs = output_file_names(config);
-    names.insert(outputs.begin(), outputs.end());
-    names.insert(temporary_path(kSummaryFileName));
   }
-  const std::set<std::string> state_names = {kCheckpointFileName,
-                                             temporary_path(kCheckpointFileName), kLockFileName};
+  const RunFiles files = run_files(config);
+  const std::set<std::string> names(files.in_dir.begin(), files.in_dir.end());
+  const std::set<std::string> state_names(files.in_state_dir.begin(), files.in_state_dir.end());
   const fs::path dead_letter = resolved_dead_letter(config, replaced, error);
   for (const auto& [path, input] : missing) {
     const fs::path parent = path.parent_path();
@@ -211,20 +225,14 @@ Status check_inputs_are_not_outputs(const RunConfig& config,
   if (Status status = check_missing_inputs(config, replaced); !status) return status;
   const std::map<FileIdentity, std::string> inputs = named_input_identities(config);
   if (inputs.empty()) return {};
-  std::vector<std::string> paths = output_paths(config);
+  std::vector<std::string> paths;
+  const RunFiles files = run_files(config);
+  for (const std::string& name : files.in_dir) paths.push_back(config.output_dir + "/" + name);
+  for (const std::string& name : files.in_state_dir) {
+    paths.push_back(config.output_dir + "/" + kStateDirName + "/" + name);
+  }
   if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
     paths.push_back(config.dead_letter_path);
-  }
-  if (!config.to_stdout) {
-    // And the files the run replaces or removes as it goes: the summary's temporary file, and
-    // whatever DIR/.keyshard holds (the checkpoint, its temporary file, the lock).
-    paths.push_back(temporary_path(config.output_dir + "/" + kSummaryFileName));
-    const std::string state = config.output_dir + "/" + kStateDirName;
-    std::error_code error;
-    for (fs::directory_iterator entry(state, error), end; !error && entry != end;
-         entry.increment(error)) {
-      paths.push_back(entry->path().string());
-    }
   }
   for (const std::string& path : paths) {
     if (replaced.contains(path)) continue;  // a new file takes its place
@@ -278,9 +286,7 @@ Status check_dead_letter_is_apart(const RunConfig& config,
   const auto dead_identity = replaced.contains(config.dead_letter_path)
                                  ? std::nullopt
                                  : identity_of(config.dead_letter_path);
-  std::vector<std::string> names = output_file_names(config);
-  names.push_back(temporary_path(kSummaryFileName));  // renamed over the summary
-  for (const std::string& name : names) {
+  for (const std::string& name : run_files(config).in_dir) {
     const bool same_path = dead == dir / name;
     const std::string path = config.output_dir + "/" + name;
     const auto identity = replaced.contains(path) ? std::nullopt : identity_of(path);

@@ -65,6 +65,10 @@ for name in keyshard-summary.json.tmp .keyshard/checkpoint.json.tmp .keyshard/ch
   expect_contains "$ERR" "temporary/$name: is both an input and an output" "the message ($name)"
   expect_same_file "temporary/$name" few-events.ndjson "the input at DIR/$name is untouched"
 done
+# Another file kept in DIR/.keyshard is no file of the run's: it is read like any input.
+cp few-events.ndjson temporary/.keyshard/other.ndjson
+ks split -k user_id -n 4 -q --force -o temporary temporary/.keyshard/other.ndjson
+expect_eq "$(cat temporary/part-*.ndjson | wc -l)" 50 "an input kept in DIR/.keyshard is read"
 # An input that does not exist yet, at the path of a file the run creates, is refused too:
 # it would be read when its turn came, empty or growing as the run wrote it.
 for target in new-dir/part-00001.ndjson new-dir/.keyshard/checkpoint.json new-dead.ndjson; do
