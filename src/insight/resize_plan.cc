@@ -144,9 +144,15 @@ std::string format_plan_text(const ResizePlan& plan) {
                      "than chance over {} keys).",
                      fmt::join(fewest, ", "), last, range, plan.distinct_keys);
     }
-    out += " Modulo partitioners (murmur2, crc32, fnv1a, md5, xxh3) move far more than the ideal "
-           "unless one count is a multiple of the other; jump stays close to the ideal on any "
-           "resize, but does not match Kafka's own partitioning.\n";
+    const bool multiple = plan.from % plan.to == 0 || plan.to % plan.from == 0;
+    out += multiple
+               ? " As one count is a multiple of the other, the modulo partitioners (murmur2, "
+                 "crc32, fnv1a, md5, xxh3) move about the ideal here; between other "
+                 "counts they move far more. Jump stays close to the ideal on any resize, but "
+                 "does not match Kafka's own partitioning.\n"
+               : " Modulo partitioners (murmur2, crc32, fnv1a, md5, xxh3) move far more than the "
+                 "ideal unless one count is a multiple of the other; jump stays close to the "
+                 "ideal on any resize, but does not match Kafka's own partitioning.\n";
   }
   return out;
 }

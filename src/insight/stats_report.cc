@@ -87,12 +87,21 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
                      HeavyHitters::display(entry));
     }
     const SaltedSkew salted = skew_if_salted(stats, config, request.top, request.sub_keys);
-    fmt::format_to(it,
-                   "\nwhat if: salting {} {} over {} sub-keys each would make the skew "
-                   "{:.2f} (now {:.2f})",
-                   salted.keys == 1 ? "this" : "these " + std::to_string(salted.keys),
-                   salted.keys == 1 ? "key" : "keys", request.sub_keys, salted.skew, stats.skew());
-    if (salted.left_out > 0) {
+    if (salted.keys == 0) {
+      // Only the whole key can be salted, and the report keeps the first bytes of each.
+      fmt::format_to(it, "\nwhat if: {} longer than the {} bytes this report keeps of a "
+                     "key, so no skew after salting can be worked out",
+                     salted.left_out == 1 ? "this key is" : "these keys are all",
+                     HeavyHitters::kKeyBytes);
+    } else {
+      fmt::format_to(it,
+                     "\nwhat if: salting {} {} over {} sub-keys each would make the skew "
+                     "{:.2f} (now {:.2f})",
+                     salted.keys == 1 ? "this" : "these " + std::to_string(salted.keys),
+                     salted.keys == 1 ? "key" : "keys", request.sub_keys, salted.skew,
+                     stats.skew());
+    }
+    if (salted.keys > 0 && salted.left_out > 0) {
       fmt::format_to(it, "; {} key{} longer than {} bytes left out", salted.left_out,
                      salted.left_out == 1 ? "" : "s", HeavyHitters::kKeyBytes);
     }

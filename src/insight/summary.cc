@@ -71,8 +71,8 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
                    *config.missing_key_partition, with_commas(stats.missing_key_routed));
   }
   for (size_t i = 0; i < stats.salted_events.size() && i < config.salts.size(); ++i) {
-    std::string key;
-    append_json_string(key, config.salts[i].first);
+    // (As the heaviest keys are shown: base64 when not UTF-8.)
+    const std::string key = HeavyHitters::display({config.salts[i].first, false, 0});
     fmt::format_to(it, "  salted {} over {} sub-keys: {} event{}\n", key, config.salts[i].second,
                    with_commas(stats.salted_events[i]), stats.salted_events[i] == 1 ? "" : "s");
   }
@@ -109,8 +109,9 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
     fmt::format_to(it, "  heaviest keys (each count at most {} low):\n",
                    with_commas(stats.heavy_hitters.error_bound()));
     for (const auto& entry : top) {
-      fmt::format_to(it, "    {:<32} {:>6.2f}%  {:>12} events\n", HeavyHitters::display(entry),
-                     100 * share_of(entry.count, stats.heavy_hitters.total()), with_commas(entry.count));
+      fmt::format_to(it, "    {:<32} {:>6.2f}%  {:>12} event{}\n", HeavyHitters::display(entry),
+                     100 * share_of(entry.count, stats.heavy_hitters.total()),
+                     with_commas(entry.count), entry.count == 1 ? "" : "s");
     }
   }
   return out;

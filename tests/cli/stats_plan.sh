@@ -94,6 +94,10 @@ expect_contains "$(cat plan.txt)" "Recommendation: jump moves the fewest keys" \
 ks plan -k user_id --from 8 --to 16 events.ndjson > doubling.txt
 expect_contains "$(cat doubling.txt)" "On this input every partitioner moves about as many keys" \
   "doubling: no winner by chance"
+expect_contains "$(cat doubling.txt)" "As one count is a multiple of the other, the modulo" \
+  "doubling: the caveat fits the case"
+expect_contains "$(cat plan.txt)" "move far more than the ideal unless one count" \
+  "8 to 9: the caveat"
 head -n 20 events.ndjson > twenty.ndjson
 ks plan -k user_id --from 8 --to 12 twenty.ndjson > twenty.txt
 expect_contains "$(cat twenty.txt)" "to tell the partitioners apart" "too few keys"
@@ -167,3 +171,25 @@ PY
 expect_contains "$(ks stats -k k -n 4 --missing-key partition:3 keyless.ndjson)" \
   ' 50.00%            1          0  "a"' "the text report's share"
 pass "stats and split agree on a key's share"
+
+# Keys longer than what the report keeps cannot be salted in its what-if; a key seen once reads
+# "1 event".
+python3 -c "
+for i in range(5): print('x' * 300)
+for i in range(3): print('y' * 300)
+print('z')" > long-keys.txt
+ks stats --format line -n 4 --top 2 long-keys.txt > long-keys.report
+expect_contains "$(cat long-keys.report)" \
+  "what if: these keys are all longer than the 256 bytes this report keeps" "what-if, long keys"
+if grep -q "salting these 0" long-keys.report; then fail "what-if salting 0 keys"; fi
+printf '{"k":"a"}\n{"k":"a"}\n{"k":"b"}\n' > one-each.ndjson
+ks split -k k -n 2 -o one-each one-each.ndjson 2> one-each.err
+expect_contains "$(cat one-each.err)" '"b"                               33.33%             1 event' \
+  "a key seen once"
+if grep -q " 1 events" one-each.err; then fail "1 events"; fi
+# A --salt key that is not UTF-8 is shown in base64 in the summary, as the heaviest keys are.
+printf 'a\xffb\n%.0s' 1 2 3 4 5 6 > not-utf8.txt
+ks split --format line -n 4 --salt "$(printf 'a\xffb'):3" -o not-utf8 not-utf8.txt 2> not-utf8.err
+expect_contains "$(cat not-utf8.err)" "salted base64:Yf9i over 3 sub-keys: 6 events" \
+  "a --salt key that is not UTF-8"
+pass "stats and split reports: long keys, one event, keys not UTF-8"
