@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -59,8 +60,13 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
 }  // namespace
 
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before) {
+  // What resume needs besides DIR: a stream read on standard input, given again.
+  const bool read_stdin =
+      std::find(config.inputs.begin(), config.inputs.end(), "-") != config.inputs.end();
+  const std::string stdin_again =
+      read_stdin ? " (with the same stream on its standard input, from its start)" : "";
   // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.
-  auto with_hint = [&config, &result](Status failure) {
+  auto with_hint = [&config, &result, &stdin_again](Status failure) {
     if (failure.exit_code() != kExitFailure || !config.checkpoints) return failure;
     Checkpoint last;
     if (load_checkpoint(config.output_dir, last)) {
@@ -88,8 +94,8 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
       return std::move(failure).also(
           "once that is fixed, " +
           std::string(config.incremental ? "the next --incremental run, or " : "") +
-          "`keyshard resume " + config.output_dir + "` continues the run from its last checkpoint" +
-          start_over);
+          "`keyshard resume " + config.output_dir + "`" + stdin_again +
+          " continues the run from its last checkpoint" + start_over);
     }
     if (has_checkpoint(config.output_dir)) return failure;  // one that cannot be read
     if (result.wrote_checkpoint) {
@@ -123,6 +129,7 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
       }
     }
     return Status::error("interrupted; resume with: keyshard resume " + config.output_dir +
+                             stdin_again +
                              (config.incremental ? " (or the next --incremental run)" : ""),
                          {}, kExitInterrupted + result.interrupted);
   }

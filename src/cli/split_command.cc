@@ -180,8 +180,11 @@ Status run_split(const SplitOptions& given) {
       return status;
     }
     if (!previous.incremental) {
-      return Status::error("was written by a split without --incremental: continue it with "
-                           "`keyshard resume " + dir + "`, or start over with --force",
+      return Status::error(previous.complete
+                               ? "holds the outputs of a finished split without --incremental, "
+                                 "which cannot be added to: start over with --force"
+                               : "was written by a split without --incremental: continue it "
+                                 "with `keyshard resume " + dir + "`, or start over with --force",
                            dir, kExitUsage);
     }
     if (given.threads == 0 && config.exec() && config.exec_per_worker) {

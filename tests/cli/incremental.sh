@@ -119,6 +119,14 @@ expect_eq "$STATUS" 2 "a split without --incremental into a finished incremental
 expect_contains "$ERR" \
   "holds the outputs of a finished run: start over with --force, or add to them with --incremental" \
   "says the two ways on (nothing is left to resume)"
+# ... and the other way round: a finished split made without --incremental cannot be added to,
+# nor resumed.
+ks split -k user_id -n 8 -q -o plain app.log
+run_status ks split -k user_id -n 8 -q --incremental -o plain app.log
+expect_eq "$STATUS" 2 "--incremental into a finished split made without it"
+expect_contains "$ERR" "finished split without --incremental, which cannot be added to: start \
+over with --force" "says the way on"
+[[ "$ERR" != *"keyshard resume"* ]] || fail "no resume hint for a finished run: $ERR"
 pass "an incremental run set up differently is refused"
 
 # ... compared as they act: a tab typed as a tab, "\t" or "tab" is one delimiter.
