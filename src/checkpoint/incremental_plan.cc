@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -159,6 +160,11 @@ std::vector<InputStart> plan_first_incremental(
   for (const std::string& path : paths) {
     if (!seen.insert(path).second) {
       if (identity_of(path)) warn(path + ": named twice; read once");
+      continue;
+    }
+    if (struct stat info {}; ::stat(path.c_str(), &info) != 0 && errno == ENOENT) {
+      // As at any later run: a log that does not exist yet is read once it does.
+      warn(path + ": not found; skipped this time");
       continue;
     }
     if (const auto identity = identity_of(path)) {

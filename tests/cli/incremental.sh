@@ -236,6 +236,16 @@ ks split -k user_id -n 8 -q --incremental -o out a.log b.log
 expect_each_line_once missing-all.ndjson out "a file missing for one run: every line once"
 pass "a file missing for one run is skipped with a warning and continued later"
 
+# ... the first run too (a cron job started before its log exists): the next run reads it.
+rm -rf first-missing not-yet.log
+run_status ks split -k user_id -n 8 -q --incremental -o first-missing not-yet.log
+expect_eq "$STATUS" 0 "a first incremental run whose file does not exist yet"
+expect_contains "$ERR" "not-yet.log: not found; skipped this time" "the first run's warning"
+segment 0 > not-yet.log
+ks split -k user_id -n 8 -q --incremental -o first-missing not-yet.log
+expect_each_line_once not-yet.log first-missing "a file missing at the first run, read later"
+pass "a file missing at the first incremental run is read once it exists"
+
 # A file is known by what it is, not by how it is named: another spelling of its path, a file
 # left out of one run and named again later, the same file named twice. Each line once.
 rm -rf out
