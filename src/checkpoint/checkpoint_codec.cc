@@ -190,6 +190,27 @@ std::string encode_checkpoint(const Checkpoint& c) {
   append_array(out, s.partition_events);
   out += ",\n  \"partition_bytes\": ";
   append_array(out, s.partition_bytes);
+  if (c.run_base) {
+    const RunStats& b = *c.run_base;
+    fmt::format_to(it,
+                   ",\n  \"run_base\": {{\"lines_read\":{},\"bytes_read\":{},\"dead_lettered\":{},"
+                   "\"skipped\":{},\"missing_key_routed\":{},\"bad_by_reason\":",
+                   b.lines_read, b.bytes_read, b.dead_lettered, b.skipped, b.missing_key_routed);
+    append_array(out, std::vector<uint64_t>(b.bad_by_reason.begin(), b.bad_by_reason.end()));
+    out += ",\"salted_events\":";
+    append_array(out, b.salted_events);
+    out += ",\"partition_events\":";
+    append_array(out, b.partition_events);
+    out += ",\"partition_bytes\":";
+    append_array(out, b.partition_bytes);
+    std::vector<uint64_t> hot_key_events;
+    for (const HotKeyDecision& decision : b.hot_key_decisions) {
+      hot_key_events.push_back(decision.events);
+    }
+    out += ",\"hot_key_events\":";
+    append_array(out, hot_key_events);
+    out += "}";
+  }
   out += ",\n  \"outputs\": [";
   for (size_t i = 0; i < c.outputs.size(); ++i) {
     out += i == 0 ? "\n    " : ",\n    ";
@@ -422,6 +443,36 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
       r.fail("\"heavy_hitters\" holds too many keys");
     }
     if (r.ok()) s.heavy_hitters.restore(counters, total);
+  }
+  // Optional: a first run, or an older checkpoint, records none.
+  if (r.ok() && r.has(top, "run_base")) {
+    const dom::object base = r.object(r.member(top, "run_base"), "run_base");
+    RunStats b(static_cast<uint32_t>(s.partition_events.size()));
+    b.lines_read = r.number(base, "lines_read");
+    b.bytes_read = r.number(base, "bytes_read");
+    b.dead_lettered = r.number(base, "dead_lettered");
+    b.skipped = r.number(base, "skipped");
+    b.missing_key_routed = r.number(base, "missing_key_routed");
+    const std::vector<uint64_t> bad = r.numbers(base, "bad_by_reason");
+    b.salted_events = r.numbers(base, "salted_events");
+    b.partition_events = r.numbers(base, "partition_events");
+    b.partition_bytes = r.numbers(base, "partition_bytes");
+    const std::vector<uint64_t> hot_key_events = r.numbers(base, "hot_key_events");
+    if (r.ok() && (bad.size() != b.bad_by_reason.size() ||
+                   b.partition_events.size() != s.partition_events.size() ||
+                   b.partition_bytes.size() != s.partition_bytes.size() ||
+                   b.salted_events.size() > s.salted_events.size() ||
+                   hot_key_events.size() > c.salt.decisions.size())) {
+      r.fail("\"run_base\" does not match the run's counters");
+    }
+    if (r.ok()) {
+      std::copy(bad.begin(), bad.end(), b.bad_by_reason.begin());
+      for (size_t i = 0; i < hot_key_events.size(); ++i) {
+        b.hot_key_decisions.push_back(c.salt.decisions[i]);
+        b.hot_key_decisions.back().events = hot_key_events[i];
+      }
+      c.run_base = std::move(b);
+    }
   }
   if (!r.ok()) return r.status();
   return {};

@@ -140,6 +140,7 @@ Status run_resume(const ResumeOptions& o) {
   start.options = checkpoint.options;
   start.inputs_seen_ns = checkpoint.inputs_seen_ns;  // the run goes on with the inputs it saw
   start.resume = &checkpoint;
+  start.run_base = checkpoint.run_base;  // an --incremental run's summary: its own numbers
   for (uint32_t i = 0; i < checkpoint.inputs.size(); ++i) {
     InputStart input{checkpoint.inputs[i], config.incremental};
     input.finished = i < checkpoint.current;
@@ -148,7 +149,7 @@ Status run_resume(const ResumeOptions& o) {
   }
   catch_interrupts();
   const RunResult result = run_pipeline(config, &start);
-  return report_run(config, result, nullptr);
+  return report_run(config, result, start.run_base ? &*start.run_base : nullptr);
 }
 
 }  // namespace keyshard

@@ -237,12 +237,21 @@ Status run_split(const SplitOptions& given) {
         : ::stat(checkpoint_path(dir).c_str(), &written) == 0 ? modified_ns(written)
                                                                : 0;
     start.inputs = plan_incremental(previous, config.inputs, print_warning, previous_seen);
-    // The run's summary gives its own numbers: its heaviest keys are those of its own events.
-    previous.stats.heavy_hitters = HeavyHitters(kHeavyHitterCounters);
+    // The run's summary gives its own numbers: those since the last run that finished (an
+    // interrupted one is continued: its part is this run's too), and its heaviest keys are
+    // those of its own events.
     previous.stats.hot_key_decisions = previous.salt.decisions;  // their events so far
+    if (previous.complete || !previous.run_base) {
+      start.run_base = previous.stats;
+      start.run_base->heavy_hitters = HeavyHitters();
+    } else {
+      start.run_base = previous.run_base;
+    }
+    if (previous.complete) previous.stats.heavy_hitters = HeavyHitters(kHeavyHitterCounters);
     start.resume = &previous;
   } else if (config.incremental) {
     start.inputs = plan_first_incremental(config.inputs, print_warning);
+    start.run_base = RunStats(config.partitions);  // nothing before it
   } else {
     for (const std::string& path : config.inputs) {
       start.inputs.push_back(InputStart{InputPosition{path}});
@@ -261,7 +270,7 @@ Status run_split(const SplitOptions& given) {
   catch_interrupts();
   leave_no_trace.started = true;
   RunResult result = run_pipeline(config, config.checkpoints ? &start : nullptr);
-  Status status = report_run(config, result, continuing ? &previous.stats : nullptr);
+  Status status = report_run(config, result, start.run_base ? &*start.run_base : nullptr);
   leave_no_trace.armed = config.checkpoints && !has_checkpoint(dir);
   return status;
 }

@@ -231,6 +231,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     std::error_code unknown;  // then resume stays where it is started
     base.working_directory = std::filesystem::current_path(unknown).string();
     base.inputs_seen_ns = start->inputs_seen_ns;
+    base.run_base = start->run_base;
     base.stats = RunStats(config.partitions);
     std::vector<std::string> sync_paths;
     if (config.commit_sync && !config.exec()) {

@@ -31,6 +31,7 @@ struct RunStart {
   const Checkpoint* resume = nullptr;  // outputs, counters and salting to continue from
   std::string options;               // the effective options, recorded in every checkpoint
   int64_t inputs_seen_ns = 0;        // when the run looked at its inputs, recorded likewise
+  std::optional<RunStats> run_base;  // --incremental: see Checkpoint::run_base; recorded likewise
 };
 
 /// Runs one split over `config.inputs`. The output directory must already be prepared. With

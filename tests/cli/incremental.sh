@@ -408,6 +408,42 @@ expect_outputs_hold out "every line once after the resume" big.log small.log
 cd "$WORK"
 pass "resume of an --incremental run that carried a file over"
 
+# An interrupted --incremental run, finished by resume or by the next run, sums up what was read
+# since the last run that finished: the interrupted part counts, the runs before it do not.
+for route in resume next-run; do
+  rm -rf "own-$route" && mkdir "own-$route" && cd "own-$route"
+  "$GEN_EVENTS" --events 1000 --seed 61 > big.log
+  echo 'not json' >> big.log
+  ks split -q --incremental -k user_id -n 4 -o out big.log
+  done_lines=$(wc -l < big.log)
+  done_bad=1
+  for attempt in 1 2 3 4 5; do
+    "$GEN_EVENTS" --bytes "$(scaled $((40 * attempt)))MiB" --seed "$((60 + attempt))" |
+      awk '{ print } NR % 5000 == 0 { print "not json" }' >> big.log
+    interrupt_run big.log
+    [ "$STATUS" -eq 130 ] && break
+    done_lines=$(wc -l < big.log)
+    done_bad=$(grep -c '^not json$' big.log)
+  done
+  expect_eq "$STATUS" 130 "a ^C mid-run (5 tries, $route)"
+  if [ "$route" = resume ]; then
+    ks resume -q out
+  else
+    ks split -q --incremental --checkpoint-every 1MiB -k user_id -n 4 -o out big.log
+  fi
+  python3 - out/keyshard-summary.json "$(($(wc -l < big.log) - done_lines))" \
+    "$(($(grep -c '^not json$' big.log) - done_bad))" <<'PY'
+import json, sys
+summary = json.load(open(sys.argv[1]))
+assert summary["lines_read"] == int(sys.argv[2]), (summary["lines_read"], sys.argv[2])
+assert summary["dead_lettered"] == int(sys.argv[3]), (summary["dead_lettered"], sys.argv[3])
+PY
+  grep -v '^not json$' big.log > good.log
+  expect_outputs_hold out "every line once ($route)" good.log
+  cd "$WORK"
+done
+pass "an interrupted incremental run's summary: the numbers since the last finished run"
+
 # logrotate with `rotate 1`: `mv app.log app.log.1` deletes the old app.log.1, and the file
 # system may give its inode to the new app.log. The new file is still a new file: the one
 # rotated away is finished first.

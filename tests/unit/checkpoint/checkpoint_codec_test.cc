@@ -52,6 +52,18 @@ Checkpoint sample() {
   c.stats.heavy_hitters.add("user_1", HeavyHitters::key_hash("user_1"), 20);
   c.stats.heavy_hitters.add("\xff\xfe", HeavyHitters::key_hash("\xff\xfe"), 7);
   c.stats.heavy_hitters.add(long_key, HeavyHitters::key_hash(long_key), 3);
+  // The counters when this --incremental run began.
+  RunStats base(3);
+  base.lines_read = 12;
+  base.bytes_read = 1200;
+  base.dead_lettered = 1;
+  base.bad_by_reason[0] = 1;
+  base.salted_events = {3};
+  base.partition_events = {4, 0, 7};
+  base.partition_bytes = {400, 0, 700};
+  base.hot_key_decisions = {c.salt.decisions[0]};
+  base.hot_key_decisions[0].events = 6;
+  c.run_base = base;
   return c;
 }
 
@@ -81,6 +93,13 @@ TEST_CASE("a checkpoint survives its text form exactly") {
   CHECK_FALSE(decoded.complete);
   CHECK(decoded.working_directory == original.working_directory);  // not UTF-8: base64
   CHECK(decoded.inputs_seen_ns == 1'796'083'200'123'456'789);
+  REQUIRE(decoded.run_base.has_value());
+  CHECK(decoded.run_base->lines_read == 12);
+  CHECK(decoded.run_base->bad_by_reason[0] == 1);
+  CHECK(decoded.run_base->partition_bytes == std::vector<uint64_t>{400, 0, 700});
+  REQUIRE(decoded.run_base->hot_key_decisions.size() == 1);
+  CHECK(decoded.run_base->hot_key_decisions[0].key == "user_\x01" "celebrity");
+  CHECK(decoded.run_base->hot_key_decisions[0].events == 6);
   CHECK(decoded.stats.heavy_hitters.total() == 30);
   const auto top = decoded.stats.heavy_hitters.top(10);
   REQUIRE(top.size() == 3);
@@ -106,6 +125,7 @@ TEST_CASE("a run without a dead-letter file, salting or inputs' history round-tr
   check_equal(c, decoded);
   CHECK_FALSE(decoded.dead_letter.has_value());
   CHECK(decoded.inputs_seen_ns == 0);  // not recorded: the checkpoint's own time stands in
+  CHECK_FALSE(decoded.run_base.has_value());  // not --incremental, or an older checkpoint
 }
 
 TEST_CASE("every truncation of a checkpoint is refused") {
@@ -221,6 +241,11 @@ TEST_CASE("an edited checkpoint with a valid checksum but a missing or ill-typed
       {R"("length":300)", "", R"("length":255)"},
       {R"("length":6,)", "", R"("length":60,)"},
       {R"("length":6,"key":"user_1")", "", R"("length":6,"key":7)"},
+      {R"("run_base": {)", "}", R"("run_base": [])"},
+      {R"("run_base": {"lines_read":12)", "", R"("run_base": {"lines_read":"12")"},
+      {R"("partition_events":[4,0,7])", "", R"("partition_events":[4,0])"},
+      {R"("hot_key_events":[6])", "", R"("hot_key_events":[6,1])"},
+      {R"("bad_by_reason":[1,)", "]", R"("bad_by_reason":[1])"},
   };
   for (const Edit& edit : edits) {
     CAPTURE(edit.from);
