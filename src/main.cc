@@ -89,6 +89,17 @@ std::vector<std::string> known_words(const CLI::App* app) {
   return words;
 }
 
+// Whether -h or --help is on the command line (options end at "--"): it wins over any mistake in
+// the other words, as it does over an unknown option.
+bool help_requested(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") break;
+    if (word == "-h" || word == "--help") return true;
+  }
+  return false;
+}
+
 // A value CLI11 would misread: "--hash=" (it takes the next word as the value) and "-n=8" (the
 // value "=8"). Options end at "--".
 std::optional<std::string> misspelt_value(int argc, char** argv) {
@@ -265,7 +276,8 @@ int main(int argc, char** argv) {
     return keyshard::kExitUsage;
   }
 
-  if (const auto misspelt = misspelt_value(argc, argv)) {
+  const bool help = help_requested(argc, argv);
+  if (const auto misspelt = help ? std::nullopt : misspelt_value(argc, argv)) {
     std::fprintf(stderr, "keyshard: %s\n", misspelt->c_str());
     return keyshard::kExitUsage;
   }
@@ -276,7 +288,8 @@ int main(int argc, char** argv) {
     app.parse(argc, marked.data());
     unmark_parsed_values(app);
   } catch (const CLI::ParseError& error) {
-    const int code = app.exit(error);
+    // (The help of the command named before the mistake: CLI11 shows the chosen subcommand's.)
+    const int code = help ? app.exit(CLI::CallForHelp()) : app.exit(error);
     if (code != 0) return keyshard::kExitUsage;
     const keyshard::Status written = check_stdout_written();  // --help, --version
     if (written.ok()) return 0;

@@ -164,6 +164,19 @@ expect_eq "$STATUS" 0 "keyshard split --help | head -1"
 expect_eq "$ERR" "" "nothing on stderr when the reader stops early"
 pass "help to a full disk or a closed pipe"
 
+# --help wins over a mistake elsewhere on the line: a bad value, a misspelt one, an unknown
+# option. After "--" it is a file name.
+for args in "which -n 0" "stats --top 0" "stats --hash nope" "split --hash=" "split --bogus"; do
+  command=${args%% *}
+  run_status ks $args --help
+  expect_eq "$STATUS" 0 "keyshard $args --help"
+  expect_eq "$OUT" "$(ks "$command" --help)" "keyshard $args --help: the help of $command"
+  expect_eq "$ERR" "" "keyshard $args --help: no complaint"
+done
+run_status ks which -n 0 -- --help
+expect_eq "$STATUS" 2 "--help after --"
+pass "--help wins over a mistake elsewhere"
+
 # An unknown option is named, not the words after it; resume says which options it takes.
 run_status ks split -k id -n 2 -o out --threds=3 in.ndjson
 expect_eq "$STATUS" 2 "unknown option: exit status"
