@@ -36,6 +36,17 @@ void append_output(std::string& out, const OutputState& output) {
 }
 
 // Reads fields and remembers the first problem; every getter returns a harmless value after one.
+// The run's counters, as members of an object being built ("counters" and "run_base").
+void append_counters(std::string& out, const RunStats& s) {
+  fmt::format_to(std::back_inserter(out),
+                 "\"lines_read\":{},\"bytes_read\":{},\"dead_lettered\":{},\"skipped\":{},"
+                 "\"missing_key_routed\":{},\"bad_by_reason\":",
+                 s.lines_read, s.bytes_read, s.dead_lettered, s.skipped, s.missing_key_routed);
+  append_array(out, std::vector<uint64_t>(s.bad_by_reason.begin(), s.bad_by_reason.end()));
+  out += ",\"salted_events\":";
+  append_array(out, s.salted_events);
+}
+
 class FieldReader {
  public:
   explicit FieldReader(std::string name) : name_(std::move(name)) {}
@@ -150,6 +161,21 @@ class FieldReader {
   std::string problem_;
 };
 
+// The members append_counters() writes, read into `s`.
+void read_counters(FieldReader& r, const dom::object& from, RunStats& s) {
+  s.lines_read = r.number(from, "lines_read");
+  s.bytes_read = r.number(from, "bytes_read");
+  s.dead_lettered = r.number(from, "dead_lettered");
+  s.skipped = r.number(from, "skipped");
+  s.missing_key_routed = r.number(from, "missing_key_routed");
+  const std::vector<uint64_t> bad = r.numbers(from, "bad_by_reason");
+  if (r.ok() && bad.size() != s.bad_by_reason.size()) {
+    r.fail("\"bad_by_reason\" has the wrong length");
+  }
+  if (r.ok()) std::copy(bad.begin(), bad.end(), s.bad_by_reason.begin());
+  s.salted_events = r.numbers(from, "salted_events");
+}
+
 }  // namespace
 
 std::string encode_checkpoint(const Checkpoint& c) {
@@ -179,26 +205,16 @@ std::string encode_checkpoint(const Checkpoint& c) {
                    in.tail_hash);
   }
   out += c.inputs.empty() ? "],\n" : "\n  ],\n";
-  fmt::format_to(it,
-                 "  \"counters\": {{\"lines_read\":{},\"bytes_read\":{},\"dead_lettered\":{},"
-                 "\"skipped\":{},\"missing_key_routed\":{},\"bad_by_reason\":",
-                 s.lines_read, s.bytes_read, s.dead_lettered, s.skipped, s.missing_key_routed);
-  append_array(out, std::vector<uint64_t>(s.bad_by_reason.begin(), s.bad_by_reason.end()));
-  out += ",\"salted_events\":";
-  append_array(out, s.salted_events);
+  out += "  \"counters\": {";
+  append_counters(out, s);
   out += "},\n  \"partition_events\": ";
   append_array(out, s.partition_events);
   out += ",\n  \"partition_bytes\": ";
   append_array(out, s.partition_bytes);
   if (c.run_base) {
     const RunStats& b = *c.run_base;
-    fmt::format_to(it,
-                   ",\n  \"run_base\": {{\"lines_read\":{},\"bytes_read\":{},\"dead_lettered\":{},"
-                   "\"skipped\":{},\"missing_key_routed\":{},\"bad_by_reason\":",
-                   b.lines_read, b.bytes_read, b.dead_lettered, b.skipped, b.missing_key_routed);
-    append_array(out, std::vector<uint64_t>(b.bad_by_reason.begin(), b.bad_by_reason.end()));
-    out += ",\"salted_events\":";
-    append_array(out, b.salted_events);
+    out += ",\n  \"run_base\": {";
+    append_counters(out, b);
     out += ",\"partition_events\":";
     append_array(out, b.partition_events);
     out += ",\"partition_bytes\":";
@@ -342,17 +358,7 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
 
   RunStats& s = c.stats;
   const dom::object counters = r.object(r.member(top, "counters"), "counters");
-  if (r.ok()) {
-    s.lines_read = r.number(counters, "lines_read");
-    s.bytes_read = r.number(counters, "bytes_read");
-    s.dead_lettered = r.number(counters, "dead_lettered");
-    s.skipped = r.number(counters, "skipped");
-    s.missing_key_routed = r.number(counters, "missing_key_routed");
-    const std::vector<uint64_t> bad = r.numbers(counters, "bad_by_reason");
-    if (r.ok() && bad.size() != s.bad_by_reason.size()) r.fail("\"bad_by_reason\" has the wrong length");
-    if (r.ok()) std::copy(bad.begin(), bad.end(), s.bad_by_reason.begin());
-    s.salted_events = r.numbers(counters, "salted_events");
-  }
+  if (r.ok()) read_counters(r, counters, s);
   s.partition_events = r.numbers(top, "partition_events");
   s.partition_bytes = r.numbers(top, "partition_bytes");
   if (r.ok() && (s.partition_events.empty() ||
@@ -448,25 +454,17 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
   if (r.ok() && r.has(top, "run_base")) {
     const dom::object base = r.object(r.member(top, "run_base"), "run_base");
     RunStats b(static_cast<uint32_t>(s.partition_events.size()));
-    b.lines_read = r.number(base, "lines_read");
-    b.bytes_read = r.number(base, "bytes_read");
-    b.dead_lettered = r.number(base, "dead_lettered");
-    b.skipped = r.number(base, "skipped");
-    b.missing_key_routed = r.number(base, "missing_key_routed");
-    const std::vector<uint64_t> bad = r.numbers(base, "bad_by_reason");
-    b.salted_events = r.numbers(base, "salted_events");
+    if (r.ok()) read_counters(r, base, b);
     b.partition_events = r.numbers(base, "partition_events");
     b.partition_bytes = r.numbers(base, "partition_bytes");
     const std::vector<uint64_t> hot_key_events = r.numbers(base, "hot_key_events");
-    if (r.ok() && (bad.size() != b.bad_by_reason.size() ||
-                   b.partition_events.size() != s.partition_events.size() ||
+    if (r.ok() && (b.partition_events.size() != s.partition_events.size() ||
                    b.partition_bytes.size() != s.partition_bytes.size() ||
                    b.salted_events.size() > s.salted_events.size() ||
                    hot_key_events.size() > c.salt.decisions.size())) {
       r.fail("\"run_base\" does not match the run's counters");
     }
     if (r.ok()) {
-      std::copy(bad.begin(), bad.end(), b.bad_by_reason.begin());
       for (size_t i = 0; i < hot_key_events.size(); ++i) {
         b.hot_key_decisions.push_back(c.salt.decisions[i]);
         b.hot_key_decisions.back().events = hot_key_events[i];
