@@ -31,7 +31,7 @@ std::string path_in(const std::string& dir, const std::string& name) {
 
 using FileIdentity = std::pair<uint64_t, uint64_t>;  // device, inode
 
-std::optional<FileIdentity> identity_of(const std::string& path) {
+std::optional<FileIdentity> file_identity(const std::string& path) {
   struct stat info {};
   if (path == "-" || ::stat(path.c_str(), &info) != 0) return std::nullopt;
   return FileIdentity{static_cast<uint64_t>(info.st_dev), static_cast<uint64_t>(info.st_ino)};
@@ -159,7 +159,7 @@ std::vector<InputStart> plan_first_incremental(
   std::set<std::string> seen;
   for (const std::string& path : paths) {
     if (!seen.insert(path).second) {
-      if (identity_of(path)) warn(path + ": named twice; read once");
+      if (file_identity(path)) warn(path + ": named twice; read once");
       continue;
     }
     if (struct stat info {}; ::stat(path.c_str(), &info) != 0 && errno == ENOENT) {
@@ -167,7 +167,7 @@ std::vector<InputStart> plan_first_incremental(
       warn(path + ": not found; skipped this time");
       continue;
     }
-    if (const auto identity = identity_of(path)) {
+    if (const auto identity = file_identity(path)) {
       const auto [first, added] = read.emplace(*identity, path);
       if (!added) {
         if (first->second != path) {
@@ -176,7 +176,7 @@ std::vector<InputStart> plan_first_incremental(
         continue;
       }
     }
-    plan.push_back(unread(path, identity_of(path)));
+    plan.push_back(unread(path, file_identity(path)));
   }
   return plan;
 }
@@ -215,7 +215,7 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
   std::set<FileIdentity> named;
   std::set<std::string> named_names;
   for (const std::string& path : paths) {
-    if (const auto identity = identity_of(path)) named.insert(*identity);
+    if (const auto identity = file_identity(path)) named.insert(*identity);
     named_names.insert(name_of(path));
   }
   auto identity_recorded = [](const InputPosition& position) {
@@ -255,7 +255,7 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
       }
       // Still under its name, or renamed again within its directory (the next rotation).
       InputPosition at = position;
-      bool found = (position.device == 0 || identity_of(at.path) == identity_recorded(position)) &&
+      bool found = (position.device == 0 || file_identity(at.path) == identity_recorded(position)) &&
                    holds_position(at.path, at);
       if (!found && position.device != 0) {
         at.path = directories.find(directory_of(position.path), position.device, position.inode);
@@ -277,10 +277,10 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
   std::set<std::string> seen;
   for (const std::string& path : paths) {
     if (!seen.insert(path).second) {
-      if (identity_of(path)) warn(path + ": named twice; read once");
+      if (file_identity(path)) warn(path + ": named twice; read once");
       continue;
     }
-    const auto identity = identity_of(path);
+    const auto identity = file_identity(path);
     const auto read = identity ? claimed.find(*identity) : claimed.end();
     if (read != claimed.end()) {
       if (read->second != path) warn(path + ": the same file as " + read->second + "; read once");
@@ -390,7 +390,7 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     if (taken[i] || position.path == "-" || position.device == 0) continue;
     const FileIdentity file = identity_recorded(position);
     if (claimed.contains(file)) continue;
-    if (identity_of(position.path) != file &&
+    if (file_identity(position.path) != file &&
         directories.find(directory_of(position.path), position.device, position.inode).empty()) {
       continue;
     }

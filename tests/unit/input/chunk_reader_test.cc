@@ -149,7 +149,7 @@ Reading read_all(const std::vector<std::string>& paths, size_t chunk_size,
   return reading;
 }
 
-std::string printable(std::string_view text, size_t limit = 80) {
+std::string shown_text(std::string_view text, size_t limit = 80) {
   std::string out;
   for (const char c : text.substr(0, limit)) {
     if (c == '\n') out += "\\n";
@@ -171,7 +171,7 @@ void check_reading(const Reading& reading, const std::vector<std::string>& conte
   for (size_t i = 0; i < reading.chunks.size(); ++i) {
     const Delivered& chunk = reading.chunks[i];
     INFO("chunk ", i, " of ", reading.chunks.size(), ": input ", chunk.input, " offset ",
-         chunk.input_offset, " text '", printable(chunk.text), "'");
+         chunk.input_offset, " text '", shown_text(chunk.text), "'");
     REQUIRE(chunk.input < contents.size());
     CHECK(chunk.sequence == expected_sequence++);
     CHECK(chunk.input >= previous_input);  // inputs in the order given
@@ -189,8 +189,8 @@ void check_reading(const Reading& reading, const std::vector<std::string>& conte
     if (chunk.final_fragment) CHECK(last_of_input);
   }
   for (size_t input = 0; input < contents.size(); ++input) {
-    INFO("input ", input, ": expected '", printable(contents[input]), "', rebuilt '",
-         printable(rebuilt[input]), "'");
+    INFO("input ", input, ": expected '", shown_text(contents[input]), "', rebuilt '",
+         shown_text(rebuilt[input]), "'");
     CHECK(rebuilt[input] == contents[input]);
   }
   CHECK(reading.bytes_read == total);
