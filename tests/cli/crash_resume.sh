@@ -4,7 +4,7 @@
 # zstd outputs under --commit sync and async. The summary must agree too, except for the times
 # and the heaviest-keys estimates, which must hold against the whole run's true counts. Then ^C
 # and SIGTERM: exit 130/143 with a checkpoint, and resume completes. The fast variant runs in
-# `make test`; CRASH_SEEDS=20 CRASH_MIB=200 (the `slow` suite) is the full one.
+# `make test`; CRASH_SEEDS=20 CRASH_MIB=120 (the `slow` suite) is the full one.
 source "$(dirname "$0")/lib.sh"
 
 seeds=${CRASH_SEEDS:-3}

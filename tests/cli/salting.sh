@@ -63,10 +63,11 @@ pass "--salt-by"
 
 # --salt-by on a line over 1 MiB: the same sub-key as on a short line with the same field, read
 # without an index many times the line's size (250-390 MB for a 50 MB line before; 72 MB now).
+# (A 10 MB line in sanitizer builds.)
 python3 -c '
 import sys
-sys.stdout.write("{\"k\":\"v\",\"p\":[\"s7\"],\"a\":[" + "1," * 25000000 + "1]}\n")
-sys.stdout.write("{\"k\":\"v\",\"p\":[\"s7\"]}\n")' > long-salted.ndjson
+sys.stdout.write("{\"k\":\"v\",\"p\":[\"s7\"],\"a\":[" + "1," * int(sys.argv[1]) + "1]}\n")
+sys.stdout.write("{\"k\":\"v\",\"p\":[\"s7\"]}\n")' "$(scaled 25000000)" > long-salted.ndjson
 peak_kib=$(python3 - "$KEYSHARD" <<'PY'
 import resource, subprocess, sys
 subprocess.run([sys.argv[1], "split", "-q", "-k", "k", "-n", "64", "--salt", "v:8", "--salt-by",
@@ -109,7 +110,8 @@ pass "the empty key can be salted; a key salted twice is refused"
 
 # --hot-keys auto: the heavy keys are found and salted from then on; the skew falls below 1.2,
 # and the decisions are the same whatever the threads or the chunking.
-"$GEN_EVENTS" --events 1000000 --seed 1 > zipf.ndjson  # a prefix of the benchmark data
+# (A prefix of the benchmark data; a fifth of it in sanitizer builds.)
+"$GEN_EVENTS" --events "$(scaled 1000000)" --seed 1 > zipf.ndjson
 ks split -k user_id -n 8 -o unsalted -q zipf.ndjson
 ks split -k user_id -n 8 -j 2 --hot-keys auto -o auto -q zipf.ndjson
 ks split -k user_id -n 8 -j 1 --chunk-size 50KiB --hot-keys auto -o auto-again -q zipf.ndjson
