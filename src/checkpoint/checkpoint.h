@@ -54,10 +54,10 @@ struct Checkpoint {
   std::optional<OutputState> dead_letter;
   RunStats stats;          // counters and heavy-hitter summary at the cut (not the timings)
   SaltState salt;
-  // --incremental: the counters when the run began (those of the last finished run), which its
-  // summary subtracts, also once it is resumed or continued after an interruption; none in a
-  // first run, or in a checkpoint that does not record them. Its hot-key decisions are the
-  // first of salt.decisions, with their events then.
+  // --incremental: the counters when the run began (those of the last finished run; zero for a
+  // first run), which its summary subtracts, also once it is resumed or continued after an
+  // interruption; none without --incremental, or in an older checkpoint. Its hot-key decisions
+  // are the first of salt.decisions, with their events then.
   std::optional<RunStats> run_base;
 };
 
