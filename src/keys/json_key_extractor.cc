@@ -36,7 +36,11 @@ std::string_view fault_of(std::string_view line, std::string_view otherwise) {
 JsonKeyExtractor::JsonKeyExtractor(std::span<const KeyPath> paths, bool validate,
                                    size_t tree_line_limit)
     : walker_(paths), trie_(paths), unescaped_(paths.size()), paths_(paths.begin(), paths.end()),
-      parts_(paths.size()), validate_(validate), tree_line_limit_(tree_line_limit) {}
+      parts_(paths.size()), validate_(validate), tree_line_limit_(tree_line_limit) {
+#ifdef SIMDJSON_THREADS_ENABLED
+  parser_.threaded = false;  // a block is one batch: there is no next one to read ahead
+#endif
+}
 
 Extraction JsonKeyExtractor::extract_by_grammar(std::string_view line) {
   const JsonGrammarVerdict verdict = check_json_grammar(line, &trie_, &values_);
@@ -88,8 +92,12 @@ Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
   if (error) {  // (simdjson's message is generic: "improper structure")
     return bad_line(BadReason::kInvalidJson, fault_of(line, simdjson::error_message(error)));
   }
-  if (!root.is_object()) return bad_line(BadReason::kNotObject, "the line is not a JSON object");
+  return from_tree(root, line, readable);
+}
 
+Extraction JsonKeyExtractor::from_tree(dom::element root, std::string_view line,
+                                       size_t readable) {
+  if (!root.is_object()) return bad_line(BadReason::kNotObject, "the line is not a JSON object");
   for (size_t part = 0; part < paths_.size(); ++part) {
     switch (look_up(root, paths_[part], parts_[part])) {
       case Lookup::kString: break;
@@ -99,6 +107,57 @@ Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
   }
   if (parts_.size() == 1) return key_found(parts_[0]);
   return key_found(join_key_parts(parts_, [](std::string_view part) { return part; }, composite_));
+}
+
+void JsonKeyExtractor::begin_block(const char* text, size_t size) {
+  block_active_ = false;
+  if (!validate_ || size == 0 || size > kBlockLimit) return;
+  block_text_ = text;
+  // One batch for the whole block: simdjson then runs stage 1 once, on this thread.
+  stream_ = dom::document_stream{};
+  if (parser_.parse_many(text, size, size).get(stream_) != simdjson::SUCCESS) return;
+  document_ = stream_.begin();
+  document_used_ = false;
+  block_active_ = true;
+}
+
+Extraction JsonKeyExtractor::extract_in_block(std::string_view line, size_t readable) {
+  if (block_active_) {
+    if (std::optional<Extraction> extraction = from_block(line, readable)) {
+      ++lines_from_blocks_;
+      return *extraction;
+    }
+    block_active_ = false;  // the rest of the block is parsed line by line
+  }
+  return extract(line, readable);
+}
+
+std::optional<Extraction> JsonKeyExtractor::from_block(std::string_view line, size_t readable) {
+  if (line.size() > tree_line_limit_) return std::nullopt;
+  if (document_used_) {
+    ++document_;
+    document_used_ = false;
+  }
+  if (!(document_ != stream_.end())) return std::nullopt;
+  simdjson::simdjson_result<dom::element> document = *document_;
+  if (document.error()) return std::nullopt;
+  const size_t line_begin = static_cast<size_t>(line.data() - block_text_);
+  const size_t line_end = line_begin + line.size();
+  const size_t start = document_.current_index();
+  if (start < line_begin) return std::nullopt;
+  // Stage 1 marks any byte outside a string that is not JSON whitespace, so a line in which no
+  // document starts holds whitespace alone.
+  if (start >= line_end) return bad_line(BadReason::kEmptyLine);
+  // source() is exact for an object or an array only.
+  if (block_text_[start] != '{' && block_text_[start] != '[') return std::nullopt;
+  const size_t end = start + document_.source().size();
+  if (end > line_end) return std::nullopt;
+  for (size_t at = end; at < line_end; ++at) {
+    const char c = block_text_[at];
+    if (c != ' ' && c != '\t' && c != '\r') return std::nullopt;  // a second value, or junk
+  }
+  document_used_ = true;  // the tree stays valid until the next document is parsed
+  return from_tree(document.value_unsafe(), line, readable);
 }
 
 }  // namespace keyshard

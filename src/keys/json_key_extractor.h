@@ -7,10 +7,13 @@
 // would take many times its size in memory (the checker's memory does not grow with the line).
 // --no-validate uses the walker, which stops as soon as the key is found (long lines too are
 // checked whole: the walker's index would also grow with the line).
+// The routers hand over whole chunks (begin_block): with validation, simdjson then parses the
+// chunk as one stream of documents, line results unchanged (see begin_block).
 #pragma once
 
 #include <simdjson.h>
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,6 +28,9 @@ namespace keyshard {
 /// Lines longer than this are not parsed into a tree (see above).
 inline constexpr size_t kTreeLineLimit = 1u << 20;
 
+/// Blocks larger than this are parsed line by line (see begin_block).
+inline constexpr size_t kBlockLimit = 4u << 20;
+
 class JsonKeyExtractor {
  public:
   /// Lines longer than `tree_line_limit` go to the grammar checker.
@@ -35,8 +41,22 @@ class JsonKeyExtractor {
   /// line.size() + kLinePadding. The key stays valid until the next call.
   Extraction extract(std::string_view line, size_t readable);
 
+  /// Starts a block of whole lines, `size` bytes at `text` followed by kLinePadding readable
+  /// bytes, whose lines are then passed to extract_in_block in order, each once. With
+  /// validation, simdjson parses the block as a stream of documents, which saves its per-parse
+  /// set-up on every line. A line gets the same result as from extract(): each document must
+  /// be an object or array that lies within its line, with only whitespace after it; at the
+  /// first line where that does not hold, or any error, the rest of the block is parsed line
+  /// by line (so a bad line is judged, and described, exactly as on its own).
+  void begin_block(const char* text, size_t size);
+  Extraction extract_in_block(std::string_view line, size_t readable);
+  /// How many lines so far had their result from a whole-block parse.
+  size_t lines_from_blocks() const { return lines_from_blocks_; }
+
  private:
   Extraction extract_by_grammar(std::string_view line);
+  Extraction from_tree(simdjson::dom::element root, std::string_view line, size_t readable);
+  std::optional<Extraction> from_block(std::string_view line, size_t readable);
 
   simdjson::dom::parser parser_;
   JsonPathWalker walker_;
@@ -48,6 +68,13 @@ class JsonKeyExtractor {
   std::string composite_;
   bool validate_;
   size_t tree_line_limit_;
+  // The current block (begin_block).
+  simdjson::dom::document_stream stream_;
+  simdjson::dom::document_stream::iterator document_;
+  const char* block_text_ = nullptr;
+  bool document_used_ = false;  // the current document gave a line's key: move on first
+  bool block_active_ = false;
+  size_t lines_from_blocks_ = 0;
 };
 
 }  // namespace keyshard

@@ -42,6 +42,14 @@ Extraction KeyExtractor::extract(std::string_view line, size_t readable) {
   return bad_line(BadReason::kInvalidJson);
 }
 
+void KeyExtractor::begin_block(const char* text, size_t size) {
+  if (json_) json_->begin_block(text, size);
+}
+
+Extraction KeyExtractor::extract_in_block(std::string_view line, size_t readable) {
+  return json_ ? json_->extract_in_block(line, readable) : extract(line, readable);
+}
+
 Extraction KeyExtractor::extract_delimited(std::string_view line) {
   const uint32_t wanted = *std::max_element(spec_.fields.begin(), spec_.fields.end());
   fields_.clear();

@@ -31,6 +31,15 @@ class KeyExtractor {
   /// The key of one line (without its '\n'); `readable` as for JsonKeyExtractor::extract.
   Extraction extract(std::string_view line, size_t readable);
 
+  /// The same, for the lines of a block of whole lines: begin_block first (`size` bytes at
+  /// `text`, then kLinePadding readable bytes), then extract_in_block on each of its lines,
+  /// in order, each once. The result of each line is the one extract() gives; with
+  /// --format json the block is parsed as a whole where it can be (see JsonKeyExtractor).
+  void begin_block(const char* text, size_t size);
+  Extraction extract_in_block(std::string_view line, size_t readable);
+  /// How many lines so far had their result from a whole-block parse.
+  size_t lines_from_blocks() const { return json_ ? json_->lines_from_blocks() : 0; }
+
  private:
   Extraction extract_delimited(std::string_view line);
 

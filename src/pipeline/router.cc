@@ -83,11 +83,12 @@ void Router::route(Chunk& chunk) {
   if (config_.hot_keys_share) chunk.key_hashes.assign(lines, 0);
   if (config_.annotate_salt) chunk.salt_of_line.assign(lines, -1);
   const size_t readable_end = chunk.capacity + kLinePadding;
+  extractor_.begin_block(chunk.data.get(), lines == 0 ? 0 : chunk.line_starts[lines]);
 
   for (size_t i = 0; i < lines; ++i) {
     const std::string_view line = chunk.line(i);
     const size_t readable = readable_end - chunk.line_starts[i];
-    Extraction extraction = extractor_.extract(line, readable);
+    Extraction extraction = extractor_.extract_in_block(line, readable);
     if (extraction.ok && config_.annotate() && !ends_with_brace(line)) {
       extraction = bad_line(BadReason::kInvalidJson, "no closing brace to annotate");
     }

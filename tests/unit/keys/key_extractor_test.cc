@@ -1333,3 +1333,105 @@ TEST_CASE("validation agrees with the strict parser on lines holding a number to
 }
 
 }  // namespace keyshard
+
+namespace keyshard {
+namespace {
+
+// Lines that test how a block's documents line up with its lines: blank lines, a line with
+// two values, values that run over into the next line, scalars, junk after a value.
+constexpr std::string_view kBlockLines[] = {
+    "", "   ", "\t\r", "\r", R"({"k":"a"} {"k":"b"})", R"({"k":"a"}{"k":"b"})",
+    R"({"k":"open")", "}", R"({"k":"a"} x)", R"(  {"k":"padded"}  )", "{\"k\":\"crlf\"}\r",
+    "123", R"("k")", "[1,2]", R"([{"k":"v"}])", "null", R"({"k":"v"}])", R"({"k":"v"}})",
+    R"({"k":"unterminated)", R"("})", "\f{\"k\":\"v\"}", R"({"k":"v"} 1)", "{\"k\":\"v\"}\x0b",
+};
+
+// Blocks of lines, each as the chunk reader makes them ('\n' after every line but perhaps the
+// last, padding after). A third of the blocks hold valid objects and blank lines only, a third
+// one odd line more, and a third any mix of valid, odd and mutated lines.
+std::vector<std::string> block_lines_for(std::mt19937_64& random,
+                                         const std::vector<std::string>& valid) {
+  auto below = [&random](size_t n) {
+    return static_cast<size_t>(std::uniform_int_distribution<uint64_t>(0, n - 1)(random));
+  };
+  std::vector<std::string> lines(1 + below(40));
+  const size_t kind = below(3);
+  for (auto& line : lines) {
+    const size_t pick = below(20);
+    if (pick < 14 || kind < 2) {
+      line = pick == 19 ? "  " : valid[below(valid.size())];
+    } else if (pick < 17) {
+      line = std::string(kBlockLines[below(std::size(kBlockLines))]);
+    } else {
+      line = mutated_lines()[below(mutated_lines().size())];
+    }
+  }
+  if (kind == 1) {
+    lines[below(lines.size())] = below(2) == 0
+                                     ? std::string(kBlockLines[below(std::size(kBlockLines))])
+                                     : mutated_lines()[below(mutated_lines().size())];
+  }
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("a block parsed as a whole gives every line the result it gets on its own") {
+  ReferenceJson reference;
+  const auto first_key = key_paths({"k"});
+  std::vector<std::string> valid;
+  for (const auto& line : mutated_lines()) {
+    // (A number too big for simdjson's tree sends the rest of its block line by line.)
+    const bool big_number = line.find("1234567890123") != std::string::npos ||
+                            line.find("e400") != std::string::npos;
+    if (!big_number && valid_object(reference_outcome(reference, line, first_key))) {
+      valid.push_back(line);
+    }
+  }
+  REQUIRE(valid.size() > 1000);
+
+  std::mt19937_64 random(20261202);
+  for (size_t set = 0; set < kDifferentialKeys.size(); ++set) {
+    KeyExtractor alone(json_spec(kDifferentialKeys[set], true));
+    KeyExtractor in_blocks(json_spec(kDifferentialKeys[set], true));
+    size_t lines_checked = 0;
+    size_t disagreements = 0;
+    for (int block = 0; block < 3000; ++block) {
+      const std::vector<std::string> lines = block_lines_for(random, valid);
+      const bool final_newline = block % 5 != 0;
+      std::string text;
+      std::vector<size_t> starts;
+      for (size_t i = 0; i < lines.size(); ++i) {
+        starts.push_back(text.size());
+        text += lines[i];
+        if (i + 1 < lines.size() || final_newline) text += '\n';
+      }
+      const size_t size = text.size();
+      text.append(kLinePadding, block % 2 == 0 ? '\0' : '}');
+      in_blocks.begin_block(text.data(), size);
+      for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string_view line(text.data() + starts[i], lines[i].size());
+        const size_t readable = text.size() - starts[i];
+        const Outcome expected = run(alone, line);
+        const Outcome actual = outcome_of(in_blocks.extract_in_block(line, readable));
+        ++lines_checked;
+        const bool same = actual.ok == expected.ok && actual.reason == expected.reason &&
+                          actual.detail == expected.detail && actual.key == expected.key;
+        if (!same && ++disagreements <= 10) {
+          INFO("block ", block, ", line ", i, ": ", printable(lines[i]));
+          INFO("alone:    ", describe(expected));
+          INFO("in block: ", describe(actual));
+          CHECK(same);
+        }
+      }
+    }
+    CAPTURE(set);
+    CHECK(disagreements == 0);
+    // Most lines must have come from whole-block parses, or the test proves little.
+    CAPTURE(lines_checked);
+    CAPTURE(in_blocks.lines_from_blocks());
+    CHECK(in_blocks.lines_from_blocks() > lines_checked / 3);
+  }
+}
+
+}  // namespace keyshard
