@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -207,6 +208,16 @@ Status run_split(const SplitOptions& given) {
   // (A run that continues one recorded with a smaller SHARE, from before this floor, goes on.)
   if (!continuing && config.hot_keys_share && *config.hot_keys_share < kMinHotKeyShare) {
     return invalid_hot_keys(options.hot_keys);
+  }
+  if (config.incremental) {
+    // A file that does not exist (yet) is skipped with a warning; one that cannot be looked at
+    // for another reason (a directory without search permission, a symlink loop) stops the
+    // run before anything is read or written, rather than pass for a missing one.
+    for (const std::string& path : config.inputs) {
+      if (struct stat info {}; path != "-" && ::stat(path.c_str(), &info) != 0 && errno != ENOENT) {
+        return Status::error("cannot look at it: " + errno_text(errno), path);
+      }
+    }
   }
   const std::set<std::string> replaced = links_force_replaces(config);  // none without --force
   if (Status status = check_inputs_are_not_outputs(config, replaced); !status) return status;

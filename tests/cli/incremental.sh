@@ -246,6 +246,38 @@ ks split -k user_id -n 8 -q --incremental -o first-missing not-yet.log
 expect_each_line_once not-yet.log first-missing "a file missing at the first run, read later"
 pass "a file missing at the first incremental run is read once it exists"
 
+# A file that cannot be looked at for another reason than not existing (here a symlink loop;
+# for other users, a directory without search permission) is not taken for a missing one: the
+# run stops before it reads or writes anything, naming the file and why, first run or later.
+rm -rf looped app.log other.log
+segment 0 > other.log
+ln -s app.log app.log
+run_status ks split -k user_id -n 8 -q --incremental -o looped other.log app.log
+expect_eq "$STATUS" 1 "a first incremental run with an input that cannot be looked at"
+expect_contains "$ERR" "app.log: cannot look at it: Too many levels of symbolic links" \
+  "the first run names the file and why"
+[ -z "$(find looped -name 'part-*' 2> /dev/null)" ] || fail "the refused first run wrote outputs"
+rm app.log
+segment 1 > app.log
+ks split -k user_id -n 8 -q --incremental -o looped other.log app.log
+cp looped/.keyshard/checkpoint.json checkpoint.before
+mv app.log app.saved
+ln -s app.log app.log
+segment 2 >> other.log
+run_status ks split -k user_id -n 8 -q --incremental -o looped other.log app.log
+expect_eq "$STATUS" 1 "a later incremental run with an input that cannot be looked at"
+expect_contains "$ERR" "app.log: cannot look at it: Too many levels of symbolic links" \
+  "a later run names the file and why"
+expect_same_file looped/.keyshard/checkpoint.json checkpoint.before \
+  "the refused later run leaves the checkpoint as it was"
+rm app.log
+mv app.saved app.log
+segment 3 >> app.log
+ks split -k user_id -n 8 -q --incremental -o looped other.log app.log
+{ segment 0; segment 1; segment 2; segment 3; } > looped-all.ndjson
+expect_each_line_once looped-all.ndjson looped "after the fix, every line once"
+pass "an input that cannot be looked at stops an incremental run, first or later"
+
 # A file is known by what it is, not by how it is named: another spelling of its path, a file
 # left out of one run and named again later, the same file named twice. Each line once.
 rm -rf out
