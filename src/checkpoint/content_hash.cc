@@ -53,11 +53,15 @@ Status ContentHash::restore(int fd, const std::string& name, uint64_t size, uint
                                 static_cast<off_t>(size - rest + done));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return Status::error("cannot read back: " + errno_text(errno), name);
-    if (got == 0) return Status::error("is shorter than the checkpoint records", name);
+    if (got == 0) {
+      return Status::error("is shorter than the checkpoint records", name)
+          .because(Cause::kOutputChanged);
+    }
     done += static_cast<size_t>(got);
   }
   if (XXH3_64bits_withSeed(tail.data(), tail.size(), chain) != digest) {
-    return Status::error("was changed since the checkpoint (its content hash differs)", name);
+    return Status::error("was changed since the checkpoint (its content hash differs)", name)
+        .because(Cause::kOutputChanged);
   }
   chain_ = chain;
   size_ = size;

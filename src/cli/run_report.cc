@@ -70,6 +70,12 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     if (failure.exit_code() != kExitFailure || !config.checkpoints) return failure;
     Checkpoint last;
     if (load_checkpoint(config.output_dir, last)) {
+      if (failure.cause() == Cause::kOutputChanged) {
+        // No run can go on from a checkpoint whose outputs are not what it records.
+        return std::move(failure).also("a run goes on only from outputs that hold what the "
+                                       "checkpoint records: put the file back as it was, or "
+                                       "start over with --force");
+      }
       if (last.complete) {
         if (!config.incremental) return failure;
         // A later --incremental run that failed before its first checkpoint: the next run

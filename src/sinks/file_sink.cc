@@ -120,9 +120,11 @@ Status reopen_file_sink(const std::string& path, const OutputState& recorded,
   const int flags = O_RDWR | O_CLOEXEC | (recorded.size == 0 ? O_CREAT : 0);
   FileDescriptor fd(::open(path.c_str(), flags, 0666));
   if (!fd.valid()) {
-    return Status::error("cannot open to continue: " + errno_text(errno) +
-                             (errno == ENOENT ? " (it was removed since the checkpoint)" : ""),
-                         path);
+    const bool removed = errno == ENOENT;
+    Status failure = Status::error("cannot open to continue: " + errno_text(errno) +
+                                       (removed ? " (it was removed since the checkpoint)" : ""),
+                                   path);
+    return removed ? std::move(failure).because(Cause::kOutputChanged) : failure;
   }
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) return Status::error("cannot stat: " + errno_text(errno), path);
@@ -131,7 +133,8 @@ Status reopen_file_sink(const std::string& path, const OutputState& recorded,
     return Status::error("holds " + std::to_string(size) + " bytes, fewer than the " +
                              std::to_string(recorded.size) +
                              " the checkpoint records: it was truncated since",
-                         path);
+                         path)
+        .because(Cause::kOutputChanged);
   }
   ContentHash hash;
   if (Status status = hash.restore(fd.get(), path, recorded.size, recorded.chain, recorded.digest);

@@ -278,6 +278,34 @@ ks split -k user_id -n 8 -q --incremental -o looped other.log app.log
 expect_each_line_once looped-all.ndjson looped "after the fix, every line once"
 pass "an input that cannot be looked at stops an incremental run, first or later"
 
+# An output that is not what the checkpoint records (the dead-letter file removed, a partition
+# file edited) stops the next run; the hint says what can go on from there, not "once fixed".
+rm -rf gone gone.log
+{ segment 0; echo 'not json'; } > gone.log
+ks split -k user_id -n 8 -q --incremental -o gone gone.log
+rm gone/dead-letter.ndjson
+segment 1 >> gone.log
+run_status ks split -k user_id -n 8 -q --incremental -o gone gone.log
+expect_eq "$STATUS" 1 "a run after the dead-letter file was removed"
+expect_contains "$ERR" \
+  "gone/dead-letter.ndjson: cannot open to continue: No such file or directory (it was removed" \
+  "the removed dead-letter file is named"
+expect_contains "$ERR" "put the file back as it was, or start over with --force" \
+  "the hint for an output removed since the checkpoint"
+[[ $ERR != *"once that is fixed"* ]] || fail "a removed output is not something to fix: $ERR"
+rm -rf gone
+ks split -k user_id -n 8 -q --incremental -o gone gone.log
+first=$(ls gone/part-*.ndjson | head -n 1)
+sed -i '$s/user/USER/' "$first"  # (a run re-reads only the last, incomplete 64 KiB block)
+segment 2 >> gone.log
+run_status ks split -k user_id -n 8 -q --incremental -o gone gone.log
+expect_eq "$STATUS" 1 "a run after a partition file was edited"
+expect_contains "$ERR" "$first: was changed since the checkpoint (its content hash differs)" \
+  "the edited partition file is named"
+expect_contains "$ERR" "put the file back as it was, or start over with --force" \
+  "the hint for an output changed since the checkpoint"
+pass "an output removed or changed since the checkpoint: the next run says what can go on"
+
 # A file is known by what it is, not by how it is named: another spelling of its path, a file
 # left out of one run and named again later, the same file named twice. Each line once.
 rm -rf out
