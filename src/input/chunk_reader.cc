@@ -81,6 +81,7 @@ Status ChunkReader::position_input(InputStart& start) {
           "earlier file gained after the last run, if any, are not read)");
   }
   if (Status status = open_input(recorded.path, source_); !status) return status;
+  source_->may_grow = hold_unterminated_;
   recorded.offset = 0;
   recorded.lines = 0;
   restarted_ = true;
@@ -105,6 +106,8 @@ Status ChunkReader::open_next_input() {
   InputStart& start = starts_[next_path_++];
   Status status = open_input(start.position.path, source_);
   if (!status) return status;
+  // (Only files that may still grow: not a rotated file being finished.)
+  source_->may_grow = hold_unterminated_ && start.restart_if_changed;
   input_index_ = static_cast<uint32_t>(next_path_ - 1);
   opened_ = true;
   positioned_ = false;
@@ -218,6 +221,10 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (!read_status) break;
       if (got == 0) {
         source_done_ = true;
+        if (source_->incomplete_frame && warn_) {
+          warn_(source_->name() + ": ends inside a zstd frame (still being written?); the "
+                                  "next --incremental run reads on from there");
+        }
         if (source_->shrunk_to && warn_) {
           warn_(fmt::format("{}: truncated from {} to {} bytes while it was read, after its "
                             "first {} bytes were read: their lines were used, and the last of "

@@ -53,6 +53,11 @@ class InputSource {
   /// while it was read): its size then, and how far it had been read.
   std::optional<uint64_t> shrunk_to;
   uint64_t read_when_shrunk = 0;
+  /// Set by the reader for a file that may still be written to (--incremental): a zstd frame
+  /// that is not complete at the end of the file ends the input for now instead of failing it,
+  /// and `incomplete_frame` is then set (a later run reads on from there).
+  bool may_grow = false;
+  bool incomplete_frame = false;
 
  protected:
   explicit InputSource(std::string name) : name_(std::move(name)) {}

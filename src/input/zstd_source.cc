@@ -61,6 +61,10 @@ class ZstdSource final : public InputSource {
       // 0 means a frame just ended and is fully flushed; anything else means it goes on.
       inside_frame_ = hint != 0;
       if (no_input && output.pos == 0) {
+        if (inside_frame_ && may_grow) {
+          incomplete_frame = true;
+          return {};
+        }
         if (inside_frame_) {
           return Status::error("truncated zstd input: the data ends inside a frame", name());
         }

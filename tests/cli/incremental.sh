@@ -720,6 +720,36 @@ expect_eq "$(cat out/part-*.ndjson | wc -l)" 300 "a rotated zstd input: every li
 cd "$WORK"
 pass "a rotated zstd input is finished"
 
+# A .zst still being written (its last frame not complete yet) is read up to its last whole
+# line, with a warning; the next run reads on from there once the frame is complete. A rotated
+# file being finished does not grow: an incomplete frame in it is still an error.
+rm -rf zgrow && mkdir zgrow && cd zgrow
+numbered 0 2000 | zstd -q > app.zst
+numbered 2000 6000 | zstd -q > second.zst
+half=$(($(stat -c %s second.zst) / 2))
+head -c "$half" second.zst >> app.zst
+run_status ks split -q --incremental -k user_id -n 2 -o out app.zst
+expect_eq "$STATUS" 0 "a zstd input whose last frame is not complete: $ERR"
+expect_contains "$ERR" "app.zst: ends inside a zstd frame (still being written?)" \
+  "the incomplete frame is named"
+read_first=$(cat out/part-*.ndjson | wc -l)
+((read_first >= 2000 && read_first < 6000)) || fail "the first run read $read_first lines"
+tail -c +$((half + 1)) second.zst >> app.zst
+numbered 6000 7000 | zstd -q >> app.zst
+run_status ks split -q --incremental -k user_id -n 2 -o out app.zst
+expect_eq "$STATUS" 0 "the run after the frame was completed: $ERR"
+numbered 0 7000 > all-grown.ndjson
+ks split -q -k user_id -n 2 -o once all-grown.ndjson
+for f in once/part-*.ndjson; do
+  expect_same_file "out/$(basename "$f")" "$f" "a grown zstd input: every line once, in order"
+done
+head -c "$half" second.zst > cut.zst
+run_status ks split -q -k user_id -n 2 -o plain cut.zst
+expect_eq "$STATUS" 1 "without --incremental an incomplete frame is an error"
+expect_contains "$ERR" "truncated zstd input" "the error says why"
+cd "$WORK"
+pass "a zstd input still being written is read on by the next run"
+
 # An --incremental run's summary counts its own events salted by --hot-keys auto, as it counts
 # everything else: the runs' counts add up to those of one run over the whole file.
 python3 - > hot-all.ndjson <<'PY'
