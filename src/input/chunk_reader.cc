@@ -262,10 +262,9 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       chunk.size = cut;
       chunk.final_fragment = false;
     } else if (source_done_) {
+      const bool may_grow = source_ && source_->may_grow;
       source_.reset();
-      // (Only files that may still grow: not a rotated file being finished.)
-      if (hold_unterminated_ && starts_[input_index_].restart_if_changed && chunk.size > 0 &&
-          chunk.data[chunk.size - 1] != '\n') {
+      if (may_grow && chunk.size > 0 && chunk.data[chunk.size - 1] != '\n') {
         // --incremental: the last line may still be being written; the next run reads it.
         chunk.size = last_newline ? static_cast<size_t>(last_newline - chunk.data.get()) + 1 : 0;
       }
