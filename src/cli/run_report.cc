@@ -78,8 +78,9 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
       }
       if (last.complete) {
         if (!config.incremental) return failure;
-        // A later --incremental run that failed before its first checkpoint: the next run
-        // starts again where the last one ended (what this one appended is cut back).
+        // A later --incremental run that failed before it could write its first checkpoint
+        // (which it writes before any output): the next run starts again where the last one
+        // ended.
         return std::move(failure).also("once that is fixed, the next --incremental run "
                                        "continues from where the last one ended");
       }

@@ -195,7 +195,7 @@ Status PartitionOwner::open(ExecCollector* collector) {
       dead_letters_.sink = make_stderr_sink();
     } else if (resume_ && config_.checkpoints) {
       status = reopen_file_sink(path, resume_->dead_letter.value_or(OutputState{}),
-                                dead_letters_.sink);
+                                resume_->complete, dead_letters_.sink);
     } else {
       note_if_new(path);
       status = open_file_sink(path, dead_letters_.sink, config_.checkpoints);
@@ -209,7 +209,8 @@ Status PartitionOwner::open_partition_file(uint32_t partition, std::unique_ptr<S
   const std::string path = config_.output_dir + "/" + partition_file_name(config_, partition);
   if (resume_ && tracks_outputs()) {
     // A checkpoint records every partition; a zstd file is cut at a frame boundary.
-    return reopen_file_sink(path, resume_->outputs.at(partition), sink, config_.commit_sync);
+    return reopen_file_sink(path, resume_->outputs.at(partition), resume_->complete, sink,
+                            config_.commit_sync);
   }
   note_if_new(path);
   return open_file_sink(path, sink, tracks_outputs(), tracks_outputs() && config_.commit_sync);

@@ -337,13 +337,15 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     whole.exec_settled = config.exec();  // no child is fed at the start, all ended at the end
     return whole;
   };
-  if (checkpointer && !resume) {
-    // A fresh run records its empty start, so that `resume` works from its first byte.
+  if (checkpointer && (!resume || resume->complete)) {
+    // A fresh run records its empty start, so that `resume` works from its first byte. So does
+    // an --incremental run that goes on from a finished one, before it writes a byte: the
+    // checkpoint then no longer says finished, and bytes after its recorded sizes are this
+    // run's (cut on resume), whereas after a finished run they would be someone else's.
     result.status = checkpointer->write(whole_cut());
     if (!result.status) scheduler.abort(result.status);
-    checkpointer->start();
   }
-  if (checkpointer && resume) checkpointer->start();
+  if (checkpointer) checkpointer->start();
 
   Status read_status;
   double read_seconds = 0;

@@ -115,7 +115,7 @@ Status open_append_sink(const std::string& path, std::unique_ptr<Sink>& sink) {
   return {};
 }
 
-Status reopen_file_sink(const std::string& path, const OutputState& recorded,
+Status reopen_file_sink(const std::string& path, const OutputState& recorded, bool finished,
                         std::unique_ptr<Sink>& sink, bool write_behind) {
   const int flags = O_RDWR | O_CLOEXEC | (recorded.size == 0 ? O_CREAT : 0);
   FileDescriptor fd(::open(path.c_str(), flags, 0666));
@@ -136,12 +136,20 @@ Status reopen_file_sink(const std::string& path, const OutputState& recorded,
                          path)
         .because(Cause::kOutputChanged);
   }
+  if (finished && size > recorded.size) {
+    return Status::error("holds " + std::to_string(size) + " bytes, more than the " +
+                             std::to_string(recorded.size) +
+                             " the last run left in it: bytes were added after that run ended",
+                         path)
+        .because(Cause::kOutputChanged);
+  }
   ContentHash hash;
   if (Status status = hash.restore(fd.get(), path, recorded.size, recorded.chain, recorded.digest);
       !status) {
     return status;
   }
-  // Anything after the recorded size was written after the checkpoint: it is written again.
+  // Anything after the recorded size was written by the run after its last checkpoint: it is
+  // written again.
   if (::ftruncate(fd.get(), static_cast<off_t>(recorded.size)) != 0 ||
       ::lseek(fd.get(), 0, SEEK_END) < 0) {
     return Status::error("cannot cut back to the checkpoint: " + errno_text(errno), path);

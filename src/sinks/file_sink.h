@@ -18,8 +18,10 @@ Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool
 
 /// Reopens `path` to continue a checkpointed run: cuts it back to `recorded.size` (what was
 /// committed), checks the content hash of the kept part, and appends from there. A file shorter
-/// than the record, or whose kept bytes differ, is refused.
-Status reopen_file_sink(const std::string& path, const OutputState& recorded,
+/// than the record, or whose kept bytes differ, is refused. With `finished`, the record is that
+/// of a run that ended (no run has written to the file since): a longer file is refused too,
+/// rather than the bytes someone added being cut.
+Status reopen_file_sink(const std::string& path, const OutputState& recorded, bool finished,
                         std::unique_ptr<Sink>& sink, bool write_behind = false);
 
 /// Opens `path` (created if missing) to append to it: a resumed --exec run's output.

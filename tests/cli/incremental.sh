@@ -306,6 +306,29 @@ expect_contains "$ERR" "put the file back as it was, or start over with --force"
   "the hint for an output changed since the checkpoint"
 pass "an output removed or changed since the checkpoint: the next run says what can go on"
 
+# Bytes added to an output after a run ended are someone else's: the next run refuses to go on
+# rather than cut them (bytes after the checkpoint of an interrupted run are its own; see the
+# crash tests).
+rm -rf gone
+ks split -k user_id -n 8 -q --incremental -o gone gone.log
+printf 'a note of my own\n' >> gone/dead-letter.ndjson
+cp gone/dead-letter.ndjson dead-letter.kept
+cp gone/.keyshard/checkpoint.json checkpoint.before
+segment 3 >> gone.log
+run_status ks split -k user_id -n 8 -q --incremental -o gone gone.log
+expect_eq "$STATUS" 1 "a run after bytes were added to an output"
+expect_contains "$ERR" "gone/dead-letter.ndjson: holds $(stat -c %s dead-letter.kept) bytes, more \
+than the $(( $(stat -c %s dead-letter.kept) - 17 )) the last run left in it: bytes were added after \
+that run ended" "the output that grew is named"
+expect_contains "$ERR" "put the file back as it was, or start over with --force" \
+  "the hint for an output that grew"
+expect_same_file gone/dead-letter.ndjson dead-letter.kept "the added bytes are kept"
+expect_same_file gone/.keyshard/checkpoint.json checkpoint.before "the checkpoint is kept"
+truncate -s -17 gone/dead-letter.ndjson
+ks split -k user_id -n 8 -q --incremental -o gone gone.log
+expect_each_line_once gone.log gone "once the file is put back, every line once"
+pass "bytes added to an output after a run ended stop the next run; nothing is cut"
+
 # A file is known by what it is, not by how it is named: another spelling of its path, a file
 # left out of one run and named again later, the same file named twice. Each line once.
 rm -rf out
@@ -810,8 +833,8 @@ expect_outputs_hold out "every line of 7,000 files once" logs/*
 cd "$WORK"
 pass "thousands of files, rotated, grown, new: every line once"
 
-# A later run that fails before its first checkpoint: the message says how to go on, and the
-# next run cuts back what it appended and continues exactly.
+# A later run that fails before its first periodic checkpoint: the message says how to go on,
+# and the next run cuts back what it appended and continues exactly.
 mkdir -p failed-later && cd failed-later
 numbered 0 100 > app.log
 ks split -q --incremental --max-line-size 4KiB -k user_id -n 2 -o out app.log
@@ -820,13 +843,12 @@ python3 -c 'print("{\"user_id\":\"" + "x" * 10000 + "\"}")' >> app.log
 run_status ks split -q --incremental --checkpoint-every off --max-line-size 4KiB -k user_id -n 2 \
   -o out app.log
 expect_eq "$STATUS" 1 "a line too long after 2,900 good ones"
-expect_contains "$ERR" \
-  "keyshard: once that is fixed, the next --incremental run continues from where the last" \
-  "the hint"
+expect_contains "$ERR" "keyshard: once that is fixed, the next --incremental run, or \
+\`keyshard resume out\` continues the run from its last checkpoint" "the hint"
 [ "$(cat out/part-*.ndjson | wc -l)" -gt 100 ] || fail "the lines before it were written"
 python3 -c 'f = open("app.log", "r+"); t = f.read(); f.truncate(t.rstrip().rfind("\n") + 1)'
 run_status ks split -q --incremental --max-line-size 4KiB -k user_id -n 2 -o out app.log
 expect_eq "$STATUS" 0 "the next run: $ERR"
 expect_outputs_hold out "every line once" app.log
 cd "$WORK"
-pass "a later run that fails before its first checkpoint: the next continues it exactly"
+pass "a later run that fails before its first periodic checkpoint: the next continues it exactly"
