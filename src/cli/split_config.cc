@@ -362,6 +362,32 @@ Status invalid_hot_keys(const std::string& text) {
                "0.01% to below 100%, such as auto:5% or auto:0.05");
 }
 
+namespace {
+
+// --name with each replacement field's argument spelt {partition}: "{}", "{0}" and "{partition}"
+// are the same argument ("p{0:05}" is "p{partition:05}"). Specs are kept as they are.
+std::string with_named_argument(const std::string& name) {
+  std::string result;
+  for (size_t i = 0; i < name.size(); ++i) {
+    result += name[i];
+    if (name[i] != '{') continue;
+    if (i + 1 < name.size() && name[i + 1] == '{') {  // "{{": a brace
+      result += name[++i];
+      continue;
+    }
+    const size_t end = name.find_first_of(":}", i + 1);
+    if (end == std::string::npos) continue;  // (not a template parse_name_template accepts)
+    const std::string_view argument = std::string_view(name).substr(i + 1, end - i - 1);
+    if (argument.empty() || argument == "0" || argument == "partition") {
+      result += "partition";
+      i = end - 1;
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
 SplitOptions acting_options(const SplitOptions& options, const std::string& dir) {
   SplitOptions acting = options;
   SplitOptions probe = options;  // (recorded options name no inputs; only their settings count)
@@ -372,6 +398,7 @@ SplitOptions acting_options(const SplitOptions& options, const std::string& dir)
   acting.compress = config.zstd_level ? fmt::format("zstd:{}", *config.zstd_level) : "none";
   acting.hot_keys = config.hot_keys_share ? fmt::format("auto:{}", *config.hot_keys_share) : "";
   acting.max_line_size = std::to_string(config.max_line_size);
+  acting.name = with_named_argument(options.name);
   // (A tab is --delimiter's default, "\t", however it was typed: a tab, "\t" or "tab". It
   // changes nothing but with --format delimited.)
   acting.delimiter = config.keys.format != InputFormat::kDelimited || config.keys.delimiter == '\t'

@@ -149,20 +149,26 @@ expect_eq "$STATUS" 0 "--delimiter changes nothing with --format json: $ERR"
 pass "--incremental compares --delimiter as it acts"
 
 # ... as they act, not as they are spelt: an alias, a default spelt out, a size in other units,
-# --annotate fields in another order, a key as a JSON Pointer and the default dead-letter file
-# named are the same options.
+# --annotate fields in another order, a key as a JSON Pointer, the default dead-letter file
+# named and --name's argument by number are the same options.
 printf '{"user_id":"a"}\n' > spelt.log
 ks split -k user_id -n 8 -q --incremental --hash kafka --compress zstd --hot-keys auto \
-  --max-line-size 64MiB --annotate partition,offset -o spelt spelt.log
+  --max-line-size 64MiB --annotate partition,offset --name 'p-{partition:03}-{{x}}.zst' \
+  -o spelt spelt.log
 printf '{"user_id":"b"}\n' >> spelt.log
 run_status ks split -k /user_id -n 8 -q --incremental --hash murmur2 --compress zstd:3 \
   --hot-keys auto:2% --max-line-size 67108864 --annotate offset,partition -o spelt \
-  --dead-letter "$PWD/spelt/./dead-letter.ndjson" spelt.log
+  --name 'p-{0:03}-{{x}}.zst' --dead-letter "$PWD/spelt/./dead-letter.ndjson" spelt.log
 expect_eq "$STATUS" 0 "the same options spelt otherwise: $ERR"
 run_status ks split -k user_id -n 8 -q --incremental --hash crc32 --compress zstd \
-  --hot-keys auto --annotate partition,offset -o spelt spelt.log
+  --hot-keys auto --annotate partition,offset --name 'p-{:03}-{{x}}.zst' -o spelt spelt.log
 expect_eq "$STATUS" 2 "another partitioner"
 expect_contains "$ERR" '--hash "murmur2" then, "crc32" now' "the difference, as it acts"
+run_status ks split -k user_id -n 8 -q --incremental --compress zstd --hot-keys auto \
+  --annotate partition,offset --name 'p-{0:04}-{{x}}.zst' -o spelt spelt.log
+expect_eq "$STATUS" 2 "another --name"
+expect_contains "$ERR" '--name "p-{partition:03}-{{x}}.zst" then, "p-{partition:04}-{{x}}.zst" now' \
+  "--name as it acts"
 pass "options are compared as they act"
 
 # A crash in an incremental run: the next run continues from its last checkpoint exactly.
