@@ -29,12 +29,9 @@ std::string path_in(const std::string& dir, const std::string& name) {
   return dir == "." ? name : dir == "/" ? "/" + name : dir + "/" + name;
 }
 
-using FileIdentity = std::pair<uint64_t, uint64_t>;  // device, inode
-
+// (Standard input is refused with --incremental before a run is planned.)
 std::optional<FileIdentity> file_identity(const std::string& path) {
-  struct stat info {};
-  if (path == "-" || ::stat(path.c_str(), &info) != 0) return std::nullopt;
-  return FileIdentity{static_cast<uint64_t>(info.st_dev), static_cast<uint64_t>(info.st_ino)};
+  return path == "-" ? std::nullopt : identity_of(path);
 }
 
 // A file to read from its start. Its identity is recorded from now on, so that a run stopped
@@ -162,12 +159,13 @@ std::vector<InputStart> plan_first_incremental(
       if (file_identity(path)) warn(path + ": named twice; read once");
       continue;
     }
-    if (struct stat info {}; ::stat(path.c_str(), &info) != 0 && errno == ENOENT) {
+    const auto identity = file_identity(path);
+    if (!identity && errno == ENOENT) {
       // As at any later run: a log that does not exist yet is read once it does.
       warn(path + ": not found; skipped this time");
       continue;
     }
-    if (const auto identity = file_identity(path)) {
+    if (identity) {
       const auto [first, added] = read.emplace(*identity, path);
       if (!added) {
         if (first->second != path) {
@@ -176,7 +174,7 @@ std::vector<InputStart> plan_first_incremental(
         continue;
       }
     }
-    plan.push_back(unread(path, file_identity(path)));
+    plan.push_back(unread(path, identity));
   }
   return plan;
 }

@@ -13,12 +13,6 @@ namespace keyshard {
 
 namespace fs = std::filesystem;
 
-std::optional<FileIdentity> identity_of(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
-  return FileIdentity{info.st_dev, info.st_ino};
-}
-
 namespace {
 
 // The regular file a standard stream (`fd`) is, if it is one (`< FILE`, `> FILE`).

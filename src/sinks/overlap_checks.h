@@ -12,14 +12,10 @@
 #include <utility>
 
 #include "pipeline/run_config.h"
+#include "util/files.h"
 #include "util/status.h"
 
 namespace keyshard {
-
-using FileIdentity = std::pair<dev_t, ino_t>;
-
-/// The file at `path` (links followed), or nothing when it cannot be reached.
-std::optional<FileIdentity> identity_of(const std::string& path);
 
 /// The files the inputs are, by name; standard input included when it is a file (`< FILE`).
 std::map<FileIdentity, std::string> named_input_identities(const RunConfig& config);

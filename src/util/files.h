@@ -4,8 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "util/status.h"
 
@@ -40,6 +42,12 @@ class FileDescriptor {
 /// given) receives the errno, so a caller can tell a closed pipe from a full disk.
 Status write_all(int fd, std::string_view data, const std::string& path,
                  int* failed_errno = nullptr);
+
+/// A file as the system knows it: device and inode numbers.
+using FileIdentity = std::pair<uint64_t, uint64_t>;
+
+/// The file at `path` (links followed), or nothing when it cannot be reached (errno says why).
+std::optional<FileIdentity> identity_of(const std::string& path);
 
 /// Reads up to `size` bytes, retrying on EINTR; returns bytes read, 0 at end, -1 on error.
 long read_some(int fd, char* buffer, size_t size);
