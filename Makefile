@@ -10,8 +10,11 @@ DEPS := g++ meson ninja-build pkg-config libcli11-dev libfmt-dev libsimdjson-dev
         groff-base man-db bash-completion zsh fish
 # The peers the benchmark compares against.
 BENCH_DEPS := mawk miller parallel
+# libFuzzer, for `make fuzz`.
+FUZZ_DEPS := clang libclang-rt-14-dev
+FUZZ_SECONDS ?= 60
 
-.PHONY: all deps bench-deps build test test-slow test-asan test-tsan demo bench install clean
+.PHONY: all deps bench-deps build test test-slow test-asan test-tsan fuzz demo bench install clean
 
 all: build
 
@@ -50,6 +53,17 @@ test-tsan: deps
 	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread $(SANITIZER_SETUP) $(MESON_FLAGS)
 	@ninja -C build-tsan && ./.ci/run-tests build-tsan
 
+# Coverage-guided fuzzing of what keyshard reads from outside (NDJSON lines, input files plain or
+# zstd, checkpoint files, -k values): each target of tests/fuzz for FUZZ_SECONDS, built with clang, ASan and UBSan. The
+# test suite replays the saved inputs of every target; this looks for new ones.
+fuzz: deps
+	@./.ci/install-packages $(FUZZ_DEPS)
+	@[ -f build-fuzz/build.ninja ] || CXX=clang++ meson setup build-fuzz -Dfuzz=true \
+	  -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized -Db_ndebug=false
+	@ninja -C build-fuzz tests/fuzz/key_extraction_fuzz tests/fuzz/chunk_reader_fuzz \
+	  tests/fuzz/checkpoint_codec_fuzz tests/fuzz/key_path_fuzz
+	@./tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
 demo: build
 	@./samples/demo.sh $(BUILD)/src/keyshard
 
@@ -61,4 +75,4 @@ install: build
 	meson install -C $(BUILD) $(if $(DESTDIR),--destdir $(DESTDIR))
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# run.sh BUILD [SECONDS]: runs each libFuzzer target of BUILD (set up with -Dfuzz=true) for
+# SECONDS (60 by default), starting from its saved inputs in tests/fuzz/corpus. New inputs that
+# reach new code are kept in BUILD/fuzz-corpus; an input that breaks a target is saved as
+# BUILD/fuzz-TARGET-crash-* (copy it into tests/fuzz/corpus/TARGET once the bug is fixed, so
+# that the test suite replays it from then on).
+set -uo pipefail
+build=${1:?usage: run.sh BUILD [SECONDS]}
+seconds=${2:-60}
+here=$(cd "$(dirname "$0")" && pwd)
+status=0
+for target in key_extraction chunk_reader checkpoint_codec key_path; do
+  corpus="$build/fuzz-corpus/$target"
+  mkdir -p "$corpus"
+  options=(-max_total_time="$seconds" -max_len=65536 -artifact_prefix="$build/fuzz-$target-")
+  [ "$target" = key_extraction ] && options+=(-dict="$here/json.dict")
+  log="$build/fuzz-$target.log"
+  if "$build/tests/fuzz/${target}_fuzz" "${options[@]}" "$corpus" "$here/corpus/$target" \
+      2> "$log"; then
+    echo "$target: nothing broke in ${seconds} s ($(grep -o 'Done [0-9]* runs' "$log" | tail -n 1))"
+  else
+    echo "$target: an input broke it; see $log and $build/fuzz-$target-crash-*" >&2
+    status=1
+  fi
+done
+exit "$status"
