@@ -72,7 +72,14 @@ Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
     return extract_by_grammar(line);
   }
   if (!validate_) {
-    Extraction extraction = walker_.extract(line, readable);
+    // On Demand may read into the padding after a line it cannot make sense of, so what
+    // follows the line in the chunk (the next line) could change the verdict. It reads a copy
+    // of the line, padded with zeros, instead: a line's result depends on that line alone.
+    padded_line_.assign(line);
+    padded_line_.append(kLinePadding, '\0');
+    Extraction extraction =
+        walker_.extract(std::string_view(padded_line_).substr(0, line.size()),
+                        padded_line_.size());
     if (!extraction.ok && extraction.reason == BadReason::kInvalidJson) {
       // On Demand says where it stopped ("ended early in the middle of an object" for a
       // line with junk after its object).

@@ -66,6 +66,7 @@ class JsonKeyExtractor {
   std::vector<KeyPath> paths_;
   std::vector<std::string_view> parts_;
   std::string composite_;
+  std::string padded_line_;  // --no-validate: the line being read, with padding of its own
   bool validate_;
   size_t tree_line_limit_;
   // The current block (begin_block).

@@ -1,10 +1,11 @@
 // Fuzz target: key extraction from a block of NDJSON lines, as a router does it.
 //
-// The first byte chooses the -k paths and the mode; the rest is the block. Each line of it must
-// get the same result (key, or reason and detail) from the whole-block parse as from a parse of
-// the line alone, and the line index must find the lines a plain split finds. The lines also go
-// through --no-validate extraction and the strict grammar check: neither may crash, and the
-// grammar must agree with the validating extractor on whether the line is well-formed JSON.
+// The first byte chooses the -k paths and the mode; the rest is the block, padded with zeros as
+// the chunk reader pads a chunk. Each line of it must get the same result (key, or reason and
+// detail) from the whole-block parse as from a parse of the line alone, in a buffer of its own;
+// so must it with --no-validate, line by line in the block and alone. The line index must find
+// the lines a plain split finds, and the strict grammar check must agree with the validating
+// extractor on whether the line is well-formed JSON.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +26,7 @@ using namespace keyshard;
 struct Extractors {
   KeyExtractor alone;
   KeyExtractor in_blocks;
+  KeyExtractor unvalidated_alone;
   KeyExtractor unvalidated;
 };
 
@@ -49,6 +51,7 @@ Extractors& extractors_for(unsigned selector) {
   if (!slot) {
     slot.reset(new Extractors{KeyExtractor(spec_for(selector, true)),
                               KeyExtractor(spec_for(selector, true)),
+                              KeyExtractor(spec_for(selector, false)),
                               KeyExtractor(spec_for(selector, false))});
   }
   return *slot;
@@ -66,6 +69,17 @@ Result result_of(const Extraction& extraction) {
           std::string(extraction.key)};
 }
 
+bool operator==(const Result& a, const Result& b) {
+  return a.ok == b.ok && a.reason == b.reason && a.detail == b.detail && a.key == b.key;
+}
+
+// The result for `line` alone: in a buffer of its own, zeros after it.
+Result alone(KeyExtractor& extractor, std::string_view line) {
+  std::string copy(line);
+  copy.append(kLinePadding, '\0');
+  return result_of(extractor.extract(std::string_view(copy).substr(0, line.size()), copy.size()));
+}
+
 [[noreturn]] void fail(const char* what, std::string_view line) {
   std::fprintf(stderr, "%s; the line (%zu bytes):\n", what, line.size());
   for (const char c : line) std::fprintf(stderr, "%02x", static_cast<unsigned char>(c));
@@ -80,9 +94,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const unsigned selector = data[0];
   Extractors& extractors = extractors_for(selector);
   const std::string_view block(reinterpret_cast<const char*>(data) + 1, size - 1);
-  // As a chunk holds it: the text, then padding (zeros, or bytes a parser might take for JSON).
-  std::string text(block);
-  text.append(kLinePadding, (selector & 8) != 0 ? '}' : '\0');
+  std::string text(block);  // as a chunk holds it
+  text.append(kLinePadding, '\0');
 
   std::vector<uint32_t> starts;
   index_lines(text.data(), block.size(), starts);
@@ -98,16 +111,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view line(text.data() + starts[i], starts[i + 1] - starts[i]);
     if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
     const size_t readable = text.size() - starts[i];
-    const Result alone = result_of(extractors.alone.extract(line, readable));
-    const Result in_block = result_of(extractors.in_blocks.extract_in_block(line, readable));
-    if (alone.ok != in_block.ok || alone.reason != in_block.reason ||
-        alone.detail != in_block.detail || alone.key != in_block.key) {
+    const Result on_its_own = alone(extractors.alone, line);
+    if (!(result_of(extractors.in_blocks.extract_in_block(line, readable)) == on_its_own)) {
       fail("the block parse and the line parse disagree", line);
     }
-    (void)extractors.unvalidated.extract(line, readable);
-    if (alone.ok || alone.reason != BadReason::kEmptyLine) {
+    if (!(result_of(extractors.unvalidated.extract(line, readable)) ==
+          alone(extractors.unvalidated_alone, line))) {
+      fail("--no-validate: the line in its block and the line alone differ", line);
+    }
+    if (on_its_own.ok || on_its_own.reason != BadReason::kEmptyLine) {
       const bool well_formed = check_json_grammar(line).shape != JsonShape::kInvalid;
-      if (well_formed != (alone.ok || alone.reason != BadReason::kInvalidJson)) {
+      if (well_formed != (on_its_own.ok || on_its_own.reason != BadReason::kInvalidJson)) {
         fail("the grammar and the validating extractor disagree on well-formedness", line);
       }
     }
