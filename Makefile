@@ -37,7 +37,8 @@ test: build
 test-slow: build
 	@./.ci/run-tests $(BUILD) --suite slow
 
-# The same suites under AddressSanitizer + UBSan, and under ThreadSanitizer, assertions on. They
+# The same suites under AddressSanitizer + UBSan, and the end-to-end tests (the threaded pipeline,
+# run by the real binary) under ThreadSanitizer, assertions on. They
 # build at -O1 with line tables only (-g1): enough for the sanitizers' stack traces, and about
 # half the compile time of -O2 -g, most of which goes into debug information for templates. They
 # build six sources at a time as one (a unity build): the header-only CLI11 is then compiled a
@@ -51,7 +52,7 @@ test-asan: deps
 
 test-tsan: deps
 	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread $(SANITIZER_SETUP) $(MESON_FLAGS)
-	@ninja -C build-tsan && ./.ci/run-tests build-tsan
+	@./.ci/run-tests build-tsan --suite cli
 
 # Coverage-guided fuzzing of what keyshard reads from outside (NDJSON lines, input files plain or
 # zstd, checkpoint files, -k values): each target of tests/fuzz for FUZZ_SECONDS, built with clang, ASan and UBSan. The
