@@ -80,8 +80,9 @@ Status ChunkReader::position_input(InputStart& start) {
     warn_(source_->name() + ": " + problem + "; reading it again from the start (lines the " +
           "earlier file gained after the last run, if any, are not read)");
   }
+  const bool may_grow = source_->may_grow;  // (the same input, opened again)
   if (Status status = open_input(recorded.path, source_); !status) return status;
-  source_->may_grow = hold_unterminated_;
+  source_->may_grow = may_grow;
   recorded.offset = 0;
   recorded.lines = 0;
   restarted_ = true;
