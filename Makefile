@@ -55,7 +55,8 @@ test-asan: deps
 	@ninja -C build-asan && ./.ci/run-tests build-asan
 
 test-tsan: deps
-	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread $(SANITIZER_SETUP) -Dcpp_args=-g1 $(MESON_FLAGS)
+	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread \
+	  $(SANITIZER_SETUP) -Dcpp_args=-g1 $(MESON_FLAGS)
 	@./.ci/run-tests build-tsan --suite cli
 
 # Coverage-guided fuzzing of what keyshard reads from outside (NDJSON lines, input files plain or
