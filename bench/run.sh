@@ -117,7 +117,8 @@ miller_input=$(slice_for $miller_slice)
 scratch_dir=$(mktemp -d)
 aside_dir=$data_dir/aside
 rm -rf "$aside_dir"
-trap 'rm -rf "$scratch_dir" "$aside_dir"' EXIT
+shm_out_dir=
+trap 'rm -rf "$scratch_dir" "$aside_dir" ${shm_out_dir:+"$shm_out_dir"}' EXIT
 free_gib() { df -P -BG "$data_dir" | awk 'NR == 2 { print $4 + 0 }'; }
 row_name=() row_input=() row_mbs=() row_meps=() row_rss=() row_ratio=() row_cmd=() row_note=()
 
@@ -218,6 +219,15 @@ contender() {
   row_rss[index]=$(awk -v k="$rss_max" 'BEGIN { printf "%.1f", k / 1024 }')
 }
 
+# unavailable NAME INPUT_LABEL REASON: an n/a row for a contender that cannot run here.
+unavailable() {
+  local index=${#row_name[@]}
+  row_name[index]=$1 row_input[index]=$2 row_cmd[index]="(not run: $3)"
+  row_mbs[index]=n/a row_meps[index]=n/a row_rss[index]=n/a row_ratio[index]=n/a
+  row_note[index]=$3
+  log "$1: n/a: $3"
+}
+
 # ---------------------------------------------------------------------------------------------
 # The contenders. Commands are plain text so readers can paste them; OUT is $out_dir.
 
@@ -239,9 +249,35 @@ contender "keyshard -n $parts" "$events_file" "$full_label" lines "$keyshard" \
 headline=$(( ${#row_name[@]} - 1 ))
 contender "keyshard -n 1024" "$events_file" "$full_label" lines "$keyshard" \
   "$(split 1024 "$events_file")" aside
+disk_1024=$(( ${#row_name[@]} - 1 ))
 contender "keyshard -n 1024 --commit async" "$events_file" "$full_label" lines "$keyshard" \
   "$(split 1024 --commit async "$events_file")" aside
 rm -rf "$aside_dir"
+
+# The same two splits into tmpfs (memory; /dev/shm): what the pipeline itself keeps at -n 1024
+# once the disk is out of the picture. Skipped, as n/a rows, without a tmpfs /dev/shm with room
+# for twice the input.
+shm_out_dir=/dev/shm/keyshard-bench-$$
+shm_free=$(df -P -B1 /dev/shm 2> /dev/null | awk 'NR == 2 { print $4 + 0 }')
+if [[ $(stat -f -c %T /dev/shm 2> /dev/null) == tmpfs ]] &&
+   (( ${shm_free:-0} >= 2 * $(file_bytes "$events_file") )); then
+  disk_out_dir=$out_dir
+  out_dir=$shm_out_dir
+  contender "keyshard -n $parts, OUT on tmpfs" "$events_file" "$full_label" lines "$keyshard" \
+    "$(split $parts "$events_file")"
+  tmpfs_parts=$(( ${#row_name[@]} - 1 ))
+  contender "keyshard -n 1024, OUT on tmpfs" "$events_file" "$full_label" lines "$keyshard" \
+    "$(split 1024 "$events_file")"
+  tmpfs_1024=$(( ${#row_name[@]} - 1 ))
+  rm -rf "$shm_out_dir"
+  out_dir=$disk_out_dir
+else
+  out_dir_note="no tmpfs /dev/shm with $(human_size $((2 * $(file_bytes "$events_file")))) free"
+  unavailable "keyshard -n $parts, OUT on tmpfs" "$full_label" "$out_dir_note"
+  tmpfs_parts=$(( ${#row_name[@]} - 1 ))
+  unavailable "keyshard -n 1024, OUT on tmpfs" "$full_label" "$out_dir_note"
+  tmpfs_1024=$(( ${#row_name[@]} - 1 ))
+fi
 contender "keyshard -n $parts --no-validate" "$events_file" "$full_label" lines "$keyshard" \
   "$(split $parts --no-validate "$events_file")"
 contender "keyshard -n $parts --compress zstd:1" "$events_file" "$full_label" lines "$keyshard" \
@@ -337,6 +373,11 @@ for i in "${!row_name[@]}"; do
   fi
 done
 
+share() {  # MB/s, MB/s of the baseline -> "52%" or "n/a"
+  if [[ $1 == n/a || $2 == n/a ]]; then echo "n/a"
+  else awk -v x="$1" -v b="$2" 'BEGIN { printf "%.0f%%", 100 * x / b }'; fi
+}
+
 keyshard_version=$("$keyshard" --version 2> /dev/null | head -n1)
 report=$(
   echo "# keyshard benchmark"
@@ -354,6 +395,10 @@ report=$(
   done
   echo
   echo "Slices are prefixes of the same event stream; their MB/s is comparable, their absolute time is not."
+  echo
+  echo "\`-n 1024\` against \`-n $parts\`: $(share "${row_mbs[disk_1024]}" "${row_mbs[headline]}")" \
+       "on the disk (OUT = $out_dir), $(share "${row_mbs[tmpfs_1024]}" "${row_mbs[tmpfs_parts]}")" \
+       "into tmpfs (OUT = $shm_out_dir)."
   if ((${#checkpoint_report[@]} > 0)); then
     echo
     echo "Checkpoint cost on $full_label, side by side, median of ${checkpoint_rounds} rounds" \
