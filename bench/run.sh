@@ -258,6 +258,7 @@ rm -rf "$aside_dir"
 # once the disk is out of the picture. Skipped, as n/a rows, without a tmpfs /dev/shm with room
 # for twice the input.
 shm_out_dir=/dev/shm/keyshard-bench-$$
+tmpfs_parts=${#row_name[@]} tmpfs_1024=$(( ${#row_name[@]} + 1 ))  # the two rows' indexes
 shm_free=$(df -P -B1 /dev/shm 2> /dev/null | awk 'NR == 2 { print $4 + 0 }')
 if [[ $(stat -f -c %T /dev/shm 2> /dev/null) == tmpfs ]] &&
    (( ${shm_free:-0} >= 2 * $(file_bytes "$events_file") )); then
@@ -265,18 +266,14 @@ if [[ $(stat -f -c %T /dev/shm 2> /dev/null) == tmpfs ]] &&
   out_dir=$shm_out_dir
   contender "keyshard -n $parts, OUT on tmpfs" "$events_file" "$full_label" lines "$keyshard" \
     "$(split $parts "$events_file")"
-  tmpfs_parts=$(( ${#row_name[@]} - 1 ))
   contender "keyshard -n 1024, OUT on tmpfs" "$events_file" "$full_label" lines "$keyshard" \
     "$(split 1024 "$events_file")"
-  tmpfs_1024=$(( ${#row_name[@]} - 1 ))
   rm -rf "$shm_out_dir"
   out_dir=$disk_out_dir
 else
-  out_dir_note="no tmpfs /dev/shm with $(human_size $((2 * $(file_bytes "$events_file")))) free"
-  unavailable "keyshard -n $parts, OUT on tmpfs" "$full_label" "$out_dir_note"
-  tmpfs_parts=$(( ${#row_name[@]} - 1 ))
-  unavailable "keyshard -n 1024, OUT on tmpfs" "$full_label" "$out_dir_note"
-  tmpfs_1024=$(( ${#row_name[@]} - 1 ))
+  no_tmpfs="no tmpfs /dev/shm with $(human_size $((2 * $(file_bytes "$events_file")))) free"
+  unavailable "keyshard -n $parts, OUT on tmpfs" "$full_label" "$no_tmpfs"
+  unavailable "keyshard -n 1024, OUT on tmpfs" "$full_label" "$no_tmpfs"
 fi
 contender "keyshard -n $parts --no-validate" "$events_file" "$full_label" lines "$keyshard" \
   "$(split $parts --no-validate "$events_file")"
