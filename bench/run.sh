@@ -141,6 +141,14 @@ median() {
     else printf "%.6f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# add_row NAME INPUT_LABEL COMMAND: a new row of the table, n/a until measured.
+add_row() {
+  local index=${#row_name[@]}
+  row_name[index]=$1 row_input[index]=$2 row_cmd[index]=$3
+  row_mbs[index]=n/a row_meps[index]=n/a row_rss[index]=n/a row_ratio[index]=n/a
+  row_note[index]=""
+}
+
 # contender NAME INPUT_FILE INPUT_LABEL CHECK REQUIRES COMMAND [aside]
 #   CHECK: "lines" compares the lines written to part-*/copy.* with the input's; "none" skips.
 #   REQUIRES: an executable that must exist, else the row is n/a.
@@ -151,11 +159,7 @@ contender() {
   local name=$1 input=$2 label=$3 check=$4 requires=$5 command=$6 aside=${7:-}
   local index=${#row_name[@]}
   local stats_input=${input%.zst}
-  row_name[index]=$name
-  row_input[index]=$label
-  row_cmd[index]=$command
-  row_mbs[index]=n/a row_meps[index]=n/a row_rss[index]=n/a row_ratio[index]=n/a
-  row_note[index]=""
+  add_row "$name" "$label" "$command"
 
   log "$name: $command"
   if ! command -v "$requires" > /dev/null 2>&1; then
@@ -221,10 +225,8 @@ contender() {
 
 # unavailable NAME INPUT_LABEL REASON: an n/a row for a contender that cannot run here.
 unavailable() {
-  local index=${#row_name[@]}
-  row_name[index]=$1 row_input[index]=$2 row_cmd[index]="(not run: $3)"
-  row_mbs[index]=n/a row_meps[index]=n/a row_rss[index]=n/a row_ratio[index]=n/a
-  row_note[index]=$3
+  add_row "$1" "$2" "(not run: $3)"
+  row_note[-1]=$3
   log "$1: n/a: $3"
 }
 
