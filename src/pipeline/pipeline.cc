@@ -2,7 +2,8 @@
 // in parallel) and own a fixed set of partitions, whose share of every chunk they apply in
 // sequence order. A worker prefers applying the next chunk it owns over routing a new one, so
 // chunks are released early. A fixed pool of chunks bounds memory: when all are in flight the
-// reader waits. One mutex guards only the hand-offs (a few per megabyte of input), never a line.
+// reader waits, and only a freed chunk wakes it (workers wait apart, for work). One mutex guards
+// only the hand-offs (a few per megabyte of input), never a line.
 #include "pipeline/pipeline.h"
 
 #include <fmt/format.h>
@@ -28,6 +29,9 @@ namespace keyshard {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The reader, waiting for free chunks, is woken when this many are free (the pool holds more).
+constexpr size_t kReaderWakeChunks = 2;
 
 double seconds_since(Clock::time_point started) {
   return std::chrono::duration<double>(Clock::now() - started).count();
@@ -57,7 +61,11 @@ class Scheduler {
   /// A free chunk to fill, or nullptr when the run is stopping.
   Chunk* acquire() {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return !free_.empty() || stopping_; });
+    if (free_.empty()) {
+      // Woken for a few chunks at once rather than one by one: each wake-up of the reader
+      // takes a core from a worker.
+      chunk_freed_.wait(lock, [&] { return free_.size() >= kReaderWakeChunks || stopping_; });
+    }
     if (stopping_) return nullptr;
     Chunk* chunk = free_.back();
     free_.pop_back();
@@ -114,8 +122,9 @@ class Scheduler {
         if (--slot.owners_left == 0) {
           slot.chunk = nullptr;
           free_.push_back(chunk);
+          // No worker waits for another's apply: only the reader.
+          if (free_.size() == kReaderWakeChunks) chunk_freed_.notify_one();
         }
-        changed_.notify_all();
       } else if (!sequencing_ && next_to_sequence_ < published_ && unsequenced.routed &&
                  !unsequenced.sequenced) {
         // Only with round-robin salting: one worker at a time, chunks in sequence order.
@@ -166,6 +175,7 @@ class Scheduler {
     stop_after_ = std::min(stop_after_, sequence);
     stopping_ = true;
     changed_.notify_all();
+    chunk_freed_.notify_all();
   }
 
   /// A failure outside the chunks (the --exec collector): stop everything now.
@@ -189,7 +199,8 @@ class Scheduler {
   SaltSequencer* const sequencer_;  // null without round-robin salting
   Checkpointer* const checkpointer_;  // null without checkpoints
   std::mutex mutex_;
-  std::condition_variable changed_;
+  std::condition_variable changed_;      // workers wait on it: a chunk to route or to apply
+  std::condition_variable chunk_freed_;  // the reader waits on it: a free chunk
   std::vector<Chunk> pool_;
   // Everything below is guarded by mutex_.
   std::vector<Chunk*> free_;
