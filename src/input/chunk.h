@@ -1,5 +1,5 @@
 // A chunk: a block of whole lines from one input, the unit of work of the pipeline. The reader
-// fills the text; a router fills the routing; every partition owner then applies it, in
+// fills the text and finds its lines; a router fills the routing; every partition owner then applies it, in
 // sequence order. Chunks are recycled through a fixed pool, which bounds memory.
 #pragma once
 
@@ -44,9 +44,9 @@ struct Chunk {
   // From a pipe that has gone quiet: every owner hands what it holds to its outputs once it has
   // applied this chunk, so that a slow stream is not held back (the chunk may have no lines).
   bool flush_after = false;
+  std::vector<uint32_t> line_starts;  // offset of each line; one extra entry: the end
 
   // Routing, written by one router, then read by every owner.
-  std::vector<uint32_t> line_starts;   // offset of each line; one extra entry: the end
   std::vector<uint32_t> destinations;  // per line: partition, or kToBadLine
   std::vector<uint32_t> order;          // line indices grouped by partition, input order kept
   std::vector<uint32_t> group_begin;    // partition p's lines are order[group_begin[p]..[p+1])

@@ -163,6 +163,7 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (!source_->ready(static_cast<int>(std::max<int64_t>(0, left.count())))) {
         ensure_capacity(chunk, chunk_size_);
         chunk.size = 0;
+        chunk.line_starts.assign(1, 0);  // no lines
         chunk.final_fragment = false;
         chunk.flush_after = true;
         std::memset(chunk.data.get(), 0, kLinePadding);
@@ -246,6 +247,9 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (got < wanted && last_newline && (!source_->compressed() || !source_->ready())) break;
     }
 
+    // The chunk's lines are found once, here: the cut at max_lines_ comes from the same index
+    // that the routers use (trimmed below to the bytes this chunk keeps).
+    index_lines(chunk.data.get(), chunk.size, chunk.line_starts);
     if (!read_status) {
       // Deliver the whole lines read before the failure; report it on the next call.
       if (!last_newline) {
@@ -256,7 +260,9 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       chunk.size = static_cast<size_t>(last_newline - chunk.data.get()) + 1;
       chunk.final_fragment = false;
       source_.reset();
-    } else if (const size_t cut = end_of_lines(chunk.data.get(), chunk.size, max_lines_);
+    } else if (const size_t cut = chunk.line_count() > max_lines_
+                                      ? chunk.line_starts[max_lines_]  // after its last line
+                                      : chunk.size;
                source_done_ && cut < chunk.size) {
       // At the end of the input, but too many lines for one chunk: the rest comes next.
       carry_.assign(chunk.data.get() + cut, chunk.size - cut);
@@ -277,6 +283,7 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       chunk.size = keep;
       chunk.final_fragment = false;
     }
+    trim_line_index(chunk.line_starts, chunk.size);
     std::memset(chunk.data.get() + chunk.size, 0, std::min(kLinePadding, chunk.capacity - chunk.size));
     if (source_ && source_->streaming()) {
       // A pipe that has nothing more for now: the owners write out what they hold (at most

@@ -37,7 +37,8 @@ class ChunkReader {
   ChunkReader(std::vector<InputStart> starts, size_t chunk_size, size_t max_line_size,
               bool hold_unterminated, std::function<void(const std::string&)> warn);
 
-  /// Fills `chunk` with the next lines. Returns false at the end of all inputs (chunk unused)
+  /// Fills `chunk` with the next lines, and its line_starts with where each begins. Returns
+  /// false at the end of all inputs (chunk unused)
   /// or on error (then `status` says why; lines before the failure were all delivered).
   bool next(Chunk& chunk, Status& status);
 

@@ -1,5 +1,6 @@
 #include "input/line_index.h"
 
+#include <algorithm>
 #include <cstring>
 
 #if defined(__AVX2__)
@@ -64,6 +65,11 @@ void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts) {
     out[count++] = static_cast<uint32_t>(size);
   }
   starts.resize(count);
+}
+
+void trim_line_index(std::vector<uint32_t>& starts, size_t size) {
+  starts.resize(static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), size) -
+                                    starts.begin()));
 }
 
 size_t end_of_lines(const char* data, size_t size, size_t lines) {

@@ -14,6 +14,10 @@ namespace keyshard {
 /// `starts` is just {0}.
 void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts);
 
+/// Cuts an index from index_lines() back to the lines of data[0, size), where `size` is one of
+/// its entries (a line boundary, or the end it was made for).
+void trim_line_index(std::vector<uint32_t>& starts, size_t size);
+
 /// The offset just after the `lines`-th '\n' in data[0, size), or `size` when there are fewer.
 size_t end_of_lines(const char* data, size_t size, size_t lines);
 

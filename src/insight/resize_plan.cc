@@ -11,7 +11,6 @@
 #include <unordered_map>
 
 #include "input/chunk_reader.h"
-#include "input/line_index.h"
 #include "insight/run_stats.h"
 #include "keys/key_extractor.h"
 
@@ -50,7 +49,6 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
   Status status;
   std::vector<uint64_t> input_lines(config.inputs.size() + 1);  // per input: lines read so far
   while (reader.next(chunk, status)) {
-    index_lines(chunk.data.get(), chunk.size, chunk.line_starts);
     input_lines.at(chunk.input) += chunk.line_count();
     const size_t readable_end = chunk.capacity + kLinePadding;
     for (size_t i = 0; i < chunk.line_count(); ++i) {

@@ -1,9 +1,6 @@
 #include "pipeline/router.h"
 
-#include "input/line_index.h"
-
 #include <optional>
-
 
 namespace keyshard {
 namespace {
@@ -67,8 +64,7 @@ void Router::take_heavy_hitters(uint32_t interval, HeavyHitters& into) {
 
 void Router::route(Chunk& chunk) {
   HeavyHitters& heavy_hitters = heavy_hitters_of(chunk.interval);
-  index_lines(chunk.data.get(), chunk.size, chunk.line_starts);
-  const size_t lines = chunk.line_count();
+  const size_t lines = chunk.line_count();  // the reader found the lines
   chunk.destinations.resize(lines);
   chunk.bad_lines.clear();
   chunk.stop_at_line = UINT32_MAX;

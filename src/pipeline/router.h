@@ -1,6 +1,7 @@
-// The router stage: for one chunk, finds the lines, extracts each key, hashes it to a partition
-// and groups the line indices by partition (a counting sort that keeps input order within each
-// partition). Routers run in parallel on different chunks; each owns its extractor.
+// The router stage: for each line of one chunk (the reader found them), extracts the key,
+// hashes it to a partition and groups the line indices by partition (a counting sort that keeps
+// input order within each partition). Routers run in parallel on different chunks; each owns
+// its extractor.
 #pragma once
 
 #include <deque>

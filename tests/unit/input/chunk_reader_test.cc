@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "input/input_source.h"
+#include "input/line_index.h"
 #include "keys/json_path_walker.h"
 
 namespace keyshard {
@@ -133,6 +134,10 @@ Reading read_all(const std::vector<std::string>& paths, size_t chunk_size,
       padding_sum += static_cast<unsigned char>(chunk.data[i]);
     }
     (void)padding_sum;
+    // The lines are found already, exactly as index_lines finds them in the text delivered.
+    std::vector<uint32_t> starts;
+    index_lines(chunk.data.get(), chunk.size, starts);
+    REQUIRE(chunk.line_starts == starts);
     reading.chunks.push_back(Delivered{std::string(chunk.data.get(), chunk.size), chunk.input,
                                        chunk.input_offset, chunk.sequence, chunk.final_fragment,
                                        chunk.capacity});

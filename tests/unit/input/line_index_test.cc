@@ -83,3 +83,14 @@ TEST_CASE("end_of_lines stops just after the n-th newline, on every size and new
     }
   }
 }
+
+TEST_CASE("trim_line_index keeps the lines before a line boundary, and the boundary as the end") {
+  const std::string text = "ab\n\ncd\nef";
+  std::vector<uint32_t> starts;
+  for (const size_t size : {size_t{0}, size_t{3}, size_t{4}, size_t{7}, text.size()}) {
+    CAPTURE(size);
+    keyshard::index_lines(text.data(), text.size(), starts);
+    keyshard::trim_line_index(starts, size);
+    CHECK(starts == reference_starts(text.substr(0, size)));
+  }
+}
