@@ -261,7 +261,7 @@ rm -rf "$aside_dir"
 # for twice the input.
 shm_out_dir=/dev/shm/keyshard-bench-$$
 tmpfs_parts=${#row_name[@]} tmpfs_1024=$(( ${#row_name[@]} + 1 ))  # the two rows' indexes
-shm_free=$(df -P -B1 /dev/shm 2> /dev/null | awk 'NR == 2 { print $4 + 0 }')
+shm_free=$(df -P -B1 /dev/shm 2> /dev/null | awk 'NR == 2 { print $4 }')
 if [[ $(stat -f -c %T /dev/shm 2> /dev/null) == tmpfs ]] &&
    (( ${shm_free:-0} >= 2 * $(file_bytes "$events_file") )); then
   disk_out_dir=$out_dir
