@@ -34,9 +34,8 @@ void SaltSequencer::detect_hot_keys(Chunk& chunk) {
     // A --salt key (its line is pending, or placed by --salt-by already) is salted as named.
     if (chunk.destinations[i] == kToSaltedPending || named_.contains(hash)) continue;
     if (auto known = automatic_.find(hash); known != automatic_.end()) {
-      // A key salted automatically: deal it round-robin from now on.
-      const Extraction extraction =
-          extractor_->extract(chunk.line(i), readable_end - chunk.line_starts[i]);
+      // A key salted automatically: deal it round-robin from now on. Its bytes are the
+      // decision's (the line is not parsed again).
       HotKeyDecision& decision = decisions_[known->second];
       int32_t index = -1;
       // With --salt-by, as for a --salt key: the sub-key is a hash of that field, and an event
@@ -45,10 +44,10 @@ void SaltSequencer::detect_hot_keys(Chunk& chunk) {
       if (salt_by_) by = salt_by_->extract(chunk.line(i), readable_end - chunk.line_starts[i]);
       if (by && by->ok) {
         index = static_cast<int32_t>(sub_key_of_field(by->key, decision.sub_keys));
-        salted_key(extraction.key, static_cast<uint32_t>(index), sub_key_);
+        salted_key(decision.key, static_cast<uint32_t>(index), sub_key_);
         chunk.destinations[i] = partitioner_.partition_of(sub_key_);
       } else {
-        chunk.destinations[i] = deal(extraction.key, decision.sub_keys,
+        chunk.destinations[i] = deal(decision.key, decision.sub_keys,
                                      automatic_dealt_[known->second], index);
       }
       ++decision.events;
