@@ -1,6 +1,6 @@
 // A chunk: a block of whole lines from one input, the unit of work of the pipeline. The reader
-// fills the text and finds its lines; a router fills the routing; every partition owner then applies it, in
-// sequence order. Chunks are recycled through a fixed pool, which bounds memory.
+// fills the text and finds its lines; a router fills the routing; every partition owner then
+// applies it, in sequence order. Chunks are recycled through a fixed pool, which bounds memory.
 #pragma once
 
 #include <cstdint>

@@ -261,7 +261,7 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       chunk.final_fragment = false;
       source_.reset();
     } else if (const size_t cut = chunk.line_count() > max_lines_
-                                      ? chunk.line_starts[max_lines_]  // after its last line
+                                      ? chunk.line_starts[max_lines_]  // just after line max_lines_
                                       : chunk.size;
                source_done_ && cut < chunk.size) {
       // At the end of the input, but too many lines for one chunk: the rest comes next.

@@ -38,8 +38,8 @@ class ChunkReader {
               bool hold_unterminated, std::function<void(const std::string&)> warn);
 
   /// Fills `chunk` with the next lines, and its line_starts with where each begins. Returns
-  /// false at the end of all inputs (chunk unused)
-  /// or on error (then `status` says why; lines before the failure were all delivered).
+  /// false at the end of all inputs (chunk unused) or on error (then `status` says why; lines
+  /// before the failure were all delivered).
   bool next(Chunk& chunk, Status& status);
 
   /// Total bytes read from the inputs (decompressed).
