@@ -24,6 +24,7 @@
 #include "pipeline/salt_sequencer.h"
 #include "sinks/exec_collector.h"
 #include "util/interrupt.h"
+#include "util/thread_priority.h"
 
 namespace keyshard {
 namespace {
@@ -320,6 +321,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   std::vector<std::thread> threads;
   for (unsigned w = 0; w < workers; ++w) {
     threads.emplace_back([&, w] {
+      name_this_thread(fmt::format("ks-worker-{}", w));
+      lower_this_thread_priority(kWorkerNiceSteps);  // the reader must not wait for a core
       scheduler.work(w, *routers[w], *owners[w]);
       finish_status[w] = owners[w]->finish();
     });

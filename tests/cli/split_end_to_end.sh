@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A generated 1M-event file (200k in sanitizer builds) split for -j 1, 2, 8 x -n 1, 8, 1024: every output line sits in the
-# partition its key hashes to, in input order, nothing lost or duplicated; the summary
-# reconciles; -o - reproduces the input byte for byte.
+# A generated 1M-event file (200k in sanitizer builds) split for -j 1, 2, 8 x -n 1, 8, 1024:
+# every output line sits in the partition its key hashes to, in input order, nothing lost or
+# duplicated; the summary reconciles; -o - reproduces the input byte for byte. The workers run
+# below the reader's priority.
 source "$(dirname "$0")/lib.sh"
 
 events=$(scaled 1000000)
@@ -45,3 +46,35 @@ for chunk in 1 7 100 4KiB; do
   "$VERIFY_SPLIT" --hash murmur2 -n 5 small.ndjson out >/dev/null || fail "--chunk-size $chunk"
 done
 pass "tiny chunks"
+
+# The reader keeps keyshard's own priority; the workers run 10 nice levels below it (19 at
+# most), so that they never keep the one serial stage from a core. nice(1) moves them all.
+thread_nice() {  # thread_nice STAT_FILE: the nice level in /proc/PID/task/TID/stat
+  local stat
+  stat=$(cat "$1")
+  # The fields after the command name, which may hold spaces, start with the 3rd: nice is 19th.
+  awk '{ print $17 }' <<<"${stat##*) }"
+}
+for base in 0 4 12; do
+  rm -rf prio prio.fifo && mkfifo prio.fifo
+  nice -n "$base" "$KEYSHARD" split -k user_id -n 4 -j 2 -q -o prio prio.fifo &
+  pid=$!
+  exec 3>prio.fifo
+  head -n 100 events.ndjson >&3
+  workers=()
+  for _ in $(seq 200); do
+    workers=($(grep -l '^ks-worker-' /proc/"$pid"/task/*/comm 2>/dev/null || true))
+    [ "${#workers[@]}" -eq 2 ] && break
+    sleep 0.05
+  done
+  expect_eq "${#workers[@]}" 2 "worker threads named ks-worker-N (nice $base)"
+  expect_eq "$(thread_nice /proc/"$pid"/task/"$pid"/stat)" "$base" "the reader's nice level"
+  for comm in "${workers[@]}"; do
+    expect_eq "$(thread_nice "${comm%/comm}/stat")" "$((base + 10 > 19 ? 19 : base + 10))" \
+      "a worker's nice level (keyshard at nice $base)"
+  done
+  exec 3>&-
+  wait "$pid" || fail "the run at nice $base"
+  expect_eq "$(summary_field prio events_written)" 100 "events written at nice $base"
+done
+pass "workers run below the reader's priority"
