@@ -1,7 +1,7 @@
 // The worker threads' names and scheduling priority. The reader is the pipeline's one serial
 // stage (it decompresses a zstd input): when both cores are busy, a worker that waits loses
 // nothing it cannot catch up on, but a reader that waits stalls every worker after it. So the
-// workers run a few nice levels below the rest of keyshard, relative to whatever priority
+// workers run ten nice levels below the rest of keyshard, relative to whatever priority
 // keyshard was started with (nice(1) still applies to the whole run).
 #pragma once
 
