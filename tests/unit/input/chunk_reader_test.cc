@@ -5,7 +5,6 @@
 #include "input/chunk_reader.h"
 
 #include <doctest/doctest.h>
-#include <stdlib.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -20,41 +19,10 @@
 #include "input/input_source.h"
 #include "input/line_index.h"
 #include "keys/json_path_walker.h"
+#include "unit/temp_dir.h"
 
 namespace keyshard {
 namespace {
-
-// A fresh directory under /tmp, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/keyshard-chunk-reader-XXXXXX";
-    const char* made = ::mkdtemp(pattern);
-    REQUIRE(made != nullptr);
-    path_ = made;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  /// Writes `bytes` to the file `name` in this directory and returns its path.
-  std::string write(std::string_view name, std::string_view bytes) const {
-    const std::string path = path_ + "/" + std::string(name);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    REQUIRE(out.good());
-    return path;
-  }
-
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // "prefix" followed by `number`, for file names.
 std::string numbered(std::string_view prefix, size_t number) {
