@@ -53,13 +53,15 @@ Status Checkpointer::sync_outputs() const {
 void Checkpointer::write_queued() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    queued_changed_.wait(lock, [&] { return queued_ || stopping_; });
-    if (!queued_) return;  // stopping, nothing left
-    Checkpoint checkpoint = std::move(*queued_);
+    queued_changed_.wait(lock, [&] { return queued_ || sync_requested_ || stopping_; });
+    std::optional<Checkpoint> checkpoint = std::move(queued_);
     queued_.reset();
+    if (!checkpoint && !sync_requested_) return;  // stopping, nothing left
+    sync_requested_ = false;
     lock.unlock();
     Status status = sync_outputs();
-    if (status) status = write(checkpoint);
+    if (status && checkpoint) status = write(*checkpoint);
+    if (status && !checkpoint) ++synced_ahead_;
     lock.lock();
     if (!status) {
       failure_ = status;
@@ -68,6 +70,13 @@ void Checkpointer::write_queued() {
       return;
     }
   }
+}
+
+void Checkpointer::sync_ahead() {
+  if (sync_paths_.empty()) return;
+  std::lock_guard lock(mutex_);
+  sync_requested_ = true;
+  queued_changed_.notify_all();
 }
 
 bool Checkpointer::complete(const Pending& pending) const {

@@ -5,7 +5,8 @@
 // complete cut goes to the writer thread, which (with --commit sync) makes the filesystem
 // durable with one syncfs, then writes the checkpoint: the owners never wait for the disk, and
 // a checkpoint reaches it only after every byte it covers. Cuts complete in sequence order; when
-// the disk lags, the writer skips to the newest.
+// the disk lags, the writer skips to the newest. Between checkpoints far apart, the writer can
+// also sync ahead of the next one (sync_ahead), so that the disk's work is spread over the run.
 #pragma once
 
 #include <atomic>
@@ -74,6 +75,13 @@ class Checkpointer {
 
   uint64_t written() const { return written_.load(); }
 
+  /// Asks the writer thread to make what the outputs hold so far durable, without writing a
+  /// checkpoint (a no-op without --commit sync). Returns at once; a sync that fails stops the
+  /// run as a failed checkpoint does. Requests made while one waits count once.
+  void sync_ahead();
+  /// Syncs made by sync_ahead.
+  uint64_t synced_ahead() const { return synced_ahead_.load(); }
+
  private:
   struct Pending {
     std::optional<ReaderCut> reader;
@@ -96,10 +104,12 @@ class Checkpointer {
   // Guarded by mutex_:
   std::map<uint64_t, Pending> pending_;
   std::optional<Checkpoint> queued_;  // the newest complete cut not yet written
+  bool sync_requested_ = false;       // by sync_ahead; a queued cut's sync covers it
   bool stopping_ = false;
   Status failure_;
   std::thread writer_;
   std::atomic<uint64_t> written_{0};
+  std::atomic<uint64_t> synced_ahead_{0};
 };
 
 }  // namespace keyshard

@@ -365,6 +365,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   double read_seconds = 0;
   uint64_t chunks = 0;
   uint64_t since_checkpoint = 0;
+  uint64_t since_sync = 0;  // bytes read since the outputs were last synced (or asked to be)
   auto last_checkpoint = Clock::now();
   while (Chunk* chunk = scheduler.acquire()) {
     if (interrupt_signal() != 0) {
@@ -384,6 +385,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     chunk->checkpoint_after = false;
     if (checkpointer) {
       since_checkpoint += chunk->size;
+      since_sync += chunk->size;
       const bool by_size = config.checkpoint_every_bytes != 0 &&
                            since_checkpoint >= config.checkpoint_every_bytes;
       const bool by_time = config.checkpoint_every_seconds > 0 &&
@@ -391,8 +393,13 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
       if (by_size || by_time) {
         chunk->checkpoint_after = true;
         since_checkpoint = 0;
+        since_sync = 0;
         last_checkpoint = Clock::now();
         checkpointer->expect(chunk->sequence, reader_cut());
+      } else if (since_sync >= kSyncAheadBytes) {
+        // (What the owners have written by now: the chunks before this one, give or take.)
+        since_sync = 0;
+        checkpointer->sync_ahead();
       }
     }
     chunk->interval = interval;

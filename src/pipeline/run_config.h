@@ -61,6 +61,7 @@ struct RunConfig {
   uint64_t checkpoint_every_bytes = 64u << 20;  // 0: not by size
   double checkpoint_every_seconds = 0;          // 0: not by time
   bool commit_sync = true;   // fsync the outputs before each checkpoint that covers them
+                             // (and, between checkpoints further apart, every kSyncAheadBytes)
   bool incremental = false;  // continue every input from its recorded offset; hold back a
                              // last line without '\n'
   // Guardrails: a run that crosses them ends with kExitTooManyBad / kExitSkewed
@@ -84,13 +85,18 @@ struct RunConfig {
   bool ordered_stdout() const { return to_stdout && !exec(); }
 };
 
-/// The summary a run with -o DIR writes in DIR.
 /// The counters --hot-keys auto counts shares with: a count is at most 1/4097 of the events
 /// (about 0.024 points of share) below the true one.
 inline constexpr size_t kHotKeyCounters = 4096;
 /// The smallest SHARE --hot-keys accepts: 0.01%, so that at most 10,000 keys are over it at once.
 inline constexpr double kMinHotKeyShare = 0.0001;
 
+/// Under --commit sync, the outputs are made durable after at most this much input, whether a
+/// checkpoint is due or not: the disk writes (and flushes its cache) as the run goes, not all at
+/// its end. It is the default checkpoint interval, whose checkpoints sync anyway.
+inline constexpr uint64_t kSyncAheadBytes = 64u << 20;
+
+/// The summary a run with -o DIR writes in DIR.
 inline constexpr const char* kSummaryFileName = "keyshard-summary.json";
 inline constexpr const char* kDeadLetterFileName = "dead-letter.ndjson";  // the default one
 inline constexpr const char* kStateDirName = ".keyshard";  // checkpoint, lock
