@@ -47,7 +47,12 @@ void HeavyHitters::insert(std::string_view key, uint64_t hash, uint64_t count,
   const size_t mask = slots_.size() - 1;
   size_t i = hash & mask;
   while (slots_[i].count != 0) i = (i + 1) & mask;
-  Slot& slot = slots_[i];
+  place(i, key, hash, count, true_length);
+}
+
+void HeavyHitters::place(size_t at, std::string_view key, uint64_t hash, uint64_t count,
+                         size_t true_length) {
+  Slot& slot = slots_[at];
   slot.hash = hash;
   slot.count = count;
   slot.key = free_keys_.back();
@@ -133,20 +138,27 @@ void HeavyHitters::subtract_from_all(uint64_t amount) {
 
 void HeavyHitters::add(std::string_view key, uint64_t hash, uint64_t weight) {
   total_ += weight;
-  if (Slot* slot = find(hash)) {
-    slot->count += weight;
-    return;
+  // One probe: it ends at the key's slot, or at the free slot where the key would go.
+  const size_t mask = slots_.size() - 1;
+  size_t i = hash & mask;
+  for (; slots_[i].count != 0; i = (i + 1) & mask) {
+    if (slots_[i].hash == hash) {
+      slots_[i].count += weight;
+      return;
+    }
   }
   if (used_ < counters_) {
-    insert(key, hash, weight, key.size());
+    place(i, key, hash, weight, key.size());
     return;
   }
-  // Full: cancel min(weight, smallest count) from every counter and from the new key.
-  uint64_t smallest = UINT64_MAX;
-  for (const Slot& slot : slots_) {
-    if (slot.count != 0) smallest = std::min(smallest, slot.count);
+  // Full: cancel min(weight, smallest count) from every counter and from the new key. Every
+  // live count is at least 1, so a single event cancels 1 without looking for the smallest.
+  uint64_t cancelled = weight;
+  if (weight > 1) {
+    for (const Slot& slot : slots_) {
+      if (slot.count != 0) cancelled = std::min(cancelled, slot.count);
+    }
   }
-  const uint64_t cancelled = std::min(weight, smallest);
   subtract_from_all(cancelled);
   if (weight > cancelled) insert(key, hash, weight - cancelled, key.size());
 }

@@ -90,6 +90,8 @@ class HeavyHitters {
 
   Slot* find(uint64_t hash);
   void insert(std::string_view key, uint64_t hash, uint64_t count, size_t true_length);
+  /// Fills the free slot `at` (the end of the key's probe).
+  void place(size_t at, std::string_view key, uint64_t hash, uint64_t count, size_t true_length);
   void rebuild(const std::vector<Slot>& live);
   void subtract_from_all(uint64_t amount);
 
