@@ -116,7 +116,7 @@ complete -c keyshard -n $split -l max-skew -x -d 'Exit 4 if max/mean events per 
 # Reporting (split and resume)
 set -l running '__keyshard_using split resume'
 complete -c keyshard -n $running -s q -l quiet -d 'No summary (nor progress) on stderr'
-complete -c keyshard -n $running -s v -l verbose -d 'Add per-stage timings to the summary'
+complete -c keyshard -n $running -s v -l verbose -d 'Add stage times and checkpoint counts to the summary'
 complete -c keyshard -n '__keyshard_using split resume stats' -l progress \
     -d 'Show the progress line even when stderr is not a terminal'
 complete -c keyshard -n '__keyshard_using split resume stats' -l no-progress \

@@ -28,6 +28,8 @@ struct StageTimes {
   double sequence = 0;
   double write = 0;
   uint64_t chunks = 0;
+  uint64_t checkpoints = 0;  // written while the run went on (not the one at its end)
+  uint64_t syncs_ahead = 0;  // output syncs between checkpoints further apart (--commit sync)
 };
 
 /// part / whole as a fraction; 0 when whole is 0.

@@ -103,6 +103,13 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
                    "  ({} chunks, {} threads)\n",
                    times.read, times.route, times.sequence, times.write, times.chunks,
                    config.threads);
+    if (config.checkpoints) {
+      fmt::format_to(it, "  checkpoints during the run: {}", with_commas(times.checkpoints));
+      if (config.commit_sync) {
+        fmt::format_to(it, "  outputs synced between them: {}", with_commas(times.syncs_ahead));
+      }
+      out += '\n';
+    }
   }
   const auto top = stats.heavy_hitters.top(kTopKeysText);
   if (!top.empty()) {

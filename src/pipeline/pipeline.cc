@@ -446,6 +446,10 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   result.stats.stage_times = scheduler.times();
   result.stats.stage_times.read = read_seconds;
   result.stats.stage_times.chunks = chunks;
+  if (checkpointer) {
+    result.stats.stage_times.checkpoints = checkpointer->written();
+    result.stats.stage_times.syncs_ahead = checkpointer->synced_ahead();
+  }
   result.stats.bytes_read = bytes_before + reader.bytes_delivered();
   result.stats.bytes_read_now = reader.bytes_delivered();
   result.stats.inputs = config.input_names;

@@ -742,3 +742,22 @@ else
   echo "checkpoints: SKIP: no mount namespace (needs root), so no read-only DIR"
 fi
 pass "resume with no checkpoint, and of a finished run in a read-only DIR"
+
+# Between checkpoints further apart than 64 MiB of input, --commit sync also syncs the outputs
+# every 64 MiB; -v counts those syncs. --commit async never syncs.
+"$GEN_EVENTS" --bytes 72MiB --seed 23 > seventy.ndjson
+ks split -k user_id -n 4 -v --checkpoint-every off -o sync-ahead seventy.ndjson 2> ahead.err
+expect_contains "$(cat ahead.err)" "outputs synced between them: 1" \
+  "one sync 64 MiB into a run without periodic checkpoints"
+ks split -k user_id -n 4 -v -o sync-default seventy.ndjson 2> default.err
+expect_contains "$(cat default.err)" "checkpoints during the run: 2  outputs synced between them: 0" \
+  "checkpoints every 64 MiB (and the one at the start) sync on their own"
+ks split -k user_id -n 4 -v --checkpoint-every off --commit async -o async-ahead \
+  seventy.ndjson 2> async.err
+expect_contains "$(cat async.err)" "checkpoints during the run: 1" "the checkpoint at the start"
+[[ "$(cat async.err)" != *synced* ]] || fail "--commit async syncs nothing: $(cat async.err)"
+for f in sync-ahead/part-*; do
+  expect_same_file "sync-default/${f#sync-ahead/}" "$f" "the syncs change no byte"
+  expect_same_file "async-ahead/${f#sync-ahead/}" "$f" "--commit async writes the same bytes"
+done
+pass "--commit sync syncs every 64 MiB between checkpoints further apart; -v counts the syncs"
