@@ -41,7 +41,8 @@ CLI::App* add_resume_command(CLI::App& app, ResumeOptions& o) {
   resume->add_flag("-q,--quiet", o.quiet, "No summary (nor progress) on stderr")
       ->group("Reporting");
   add_progress_options(*resume, o.progress, o.no_progress);
-  resume->add_flag("-v,--verbose", o.verbose, "Add stage times and checkpoint counts to the summary")
+  resume->add_flag("-v,--verbose", o.verbose,
+                   "Add stage times and checkpoint counts to the summary")
       ->group("Reporting");
   return resume;
 }

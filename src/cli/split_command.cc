@@ -117,7 +117,8 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
   split->add_flag("-q,--quiet", o.quiet, "No summary (nor progress) on stderr")
       ->group("Reporting");
   add_progress_options(*split, o);
-  split->add_flag("-v,--verbose", o.verbose, "Add stage times and checkpoint counts to the summary")
+  split->add_flag("-v,--verbose", o.verbose,
+                  "Add stage times and checkpoint counts to the summary")
       ->group("Reporting");
   return split;
 }

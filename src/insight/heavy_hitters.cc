@@ -26,28 +26,23 @@ uint64_t HeavyHitters::key_hash(std::string_view key) {
   return XXH3_64bits(key.data(), key.size());
 }
 
-HeavyHitters::Slot* HeavyHitters::find(uint64_t hash) {
+size_t HeavyHitters::probe(uint64_t hash) const {
   const size_t mask = slots_.size() - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
-    if (slots_[i].count == 0) return nullptr;
-    if (slots_[i].hash == hash) return &slots_[i];
-  }
+  size_t i = hash & mask;
+  while (slots_[i].count != 0 && slots_[i].hash != hash) i = (i + 1) & mask;
+  return i;
 }
 
-uint64_t HeavyHitters::count_of(uint64_t hash) const {
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
-    if (slots_[i].count == 0) return 0;
-    if (slots_[i].hash == hash) return slots_[i].count;
-  }
+HeavyHitters::Slot* HeavyHitters::find(uint64_t hash) {
+  Slot& slot = slots_[probe(hash)];
+  return slot.count != 0 ? &slot : nullptr;
 }
+
+uint64_t HeavyHitters::count_of(uint64_t hash) const { return slots_[probe(hash)].count; }
 
 void HeavyHitters::insert(std::string_view key, uint64_t hash, uint64_t count,
                           size_t true_length) {
-  const size_t mask = slots_.size() - 1;
-  size_t i = hash & mask;
-  while (slots_[i].count != 0) i = (i + 1) & mask;
-  place(i, key, hash, count, true_length);
+  place(probe(hash), key, hash, count, true_length);
 }
 
 void HeavyHitters::place(size_t at, std::string_view key, uint64_t hash, uint64_t count,
@@ -114,11 +109,8 @@ void HeavyHitters::restore(const std::vector<Counter>& counters, uint64_t total)
 void HeavyHitters::rebuild(const std::vector<Slot>& live) {
   std::fill(slots_.begin(), slots_.end(), Slot{});
   used_ = 0;
-  const size_t mask = slots_.size() - 1;
   for (const Slot& slot : live) {
-    size_t i = slot.hash & mask;
-    while (slots_[i].count != 0) i = (i + 1) & mask;
-    slots_[i] = slot;
+    slots_[probe(slot.hash)] = slot;
     ++used_;
   }
 }
@@ -138,14 +130,10 @@ void HeavyHitters::subtract_from_all(uint64_t amount) {
 
 void HeavyHitters::add(std::string_view key, uint64_t hash, uint64_t weight) {
   total_ += weight;
-  // One probe: it ends at the key's slot, or at the free slot where the key would go.
-  const size_t mask = slots_.size() - 1;
-  size_t i = hash & mask;
-  for (; slots_[i].count != 0; i = (i + 1) & mask) {
-    if (slots_[i].hash == hash) {
-      slots_[i].count += weight;
-      return;
-    }
+  const size_t i = probe(hash);  // one probe: the key's slot, or where it would go
+  if (slots_[i].count != 0) {
+    slots_[i].count += weight;
+    return;
   }
   if (used_ < counters_) {
     place(i, key, hash, weight, key.size());

@@ -88,9 +88,12 @@ class HeavyHitters {
     char bytes[kKeyBytes];
   };
 
+  /// The slot holding `hash`, or else the free slot that ends its probe.
+  size_t probe(uint64_t hash) const;
   Slot* find(uint64_t hash);
+  /// Adds a key that is not in the summary.
   void insert(std::string_view key, uint64_t hash, uint64_t count, size_t true_length);
-  /// Fills the free slot `at` (the end of the key's probe).
+  /// Fills the free slot `at` (from probe()).
   void place(size_t at, std::string_view key, uint64_t hash, uint64_t count, size_t true_length);
   void rebuild(const std::vector<Slot>& live);
   void subtract_from_all(uint64_t amount);
