@@ -14,7 +14,9 @@
 
 #include "checkpoint/checkpoint_store.h"
 #include "checkpoint/incremental_plan.h"
+#include "cli/acting_options.h"
 #include "cli/app.h"
+#include "cli/option_values.h"
 #include "cli/recorded_options.h"
 #include "cli/run_report.h"
 #include "cli/split_config.h"
