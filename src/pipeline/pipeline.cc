@@ -1,17 +1,11 @@
-// The driver. The calling thread reads; `threads` workers each both route chunks (any chunk,
-// in parallel) and own a fixed set of partitions, whose share of every chunk they apply in
-// sequence order. A worker prefers applying the next chunk it owns over routing a new one, so
-// chunks are released early. A fixed pool of chunks bounds memory: when all are in flight the
-// reader waits, and only a freed chunk wakes it (workers wait apart, for work). One mutex guards
-// only the hand-offs (a few per megabyte of input), never a line.
+// The driver: opens the inputs and each worker's outputs, starts the workers, the checkpointer
+// and the progress line, reads the inputs into chunks for the scheduler (scheduler.h: who
+// routes and who applies which chunk), and gathers the run's counts at the end.
 #include "pipeline/pipeline.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -22,207 +16,15 @@
 #include "pipeline/partition_owner.h"
 #include "pipeline/router.h"
 #include "pipeline/salt_sequencer.h"
+#include "pipeline/scheduler.h"
 #include "sinks/exec_collector.h"
+#include "util/elapsed.h"
 #include "util/interrupt.h"
 #include "util/thread_priority.h"
 
 namespace keyshard {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// The reader, waiting for free chunks, is woken when this many are free (the pool holds more).
-constexpr size_t kReaderWakeChunks = 2;
-
-double seconds_since(Clock::time_point started) {
-  return std::chrono::duration<double>(Clock::now() - started).count();
-}
-
-struct Slot {
-  Chunk* chunk = nullptr;
-  bool routed = false;
-  bool sequenced = false;  // routed, and its round-robin salting settled (if any)
-  unsigned owners_left = 0;
-};
-
-class Scheduler {
- public:
-  Scheduler(unsigned workers, SaltSequencer* sequencer, Checkpointer* checkpointer)
-      : workers_(workers),
-        sequencer_(sequencer),
-        checkpointer_(checkpointer),
-        pool_(4 + 2 * workers),
-        slots_(pool_.size()),
-        next_to_apply_(workers, 0) {
-    for (Chunk& chunk : pool_) free_.push_back(&chunk);
-  }
-
-  // Reader side ------------------------------------------------------------------------------
-
-  /// A free chunk to fill, or nullptr when the run is stopping.
-  Chunk* acquire() {
-    std::unique_lock lock(mutex_);
-    if (free_.empty()) {
-      // Woken for a few chunks at once rather than one by one: each wake-up of the reader
-      // takes a core from a worker.
-      chunk_freed_.wait(lock, [&] { return free_.size() >= kReaderWakeChunks || stopping_; });
-    }
-    if (stopping_) return nullptr;
-    Chunk* chunk = free_.back();
-    free_.pop_back();
-    return chunk;
-  }
-
-  void release_unused(Chunk* chunk) {
-    std::lock_guard lock(mutex_);
-    free_.push_back(chunk);
-  }
-
-  void publish(Chunk* chunk) {
-    std::lock_guard lock(mutex_);
-    Slot& slot = slots_[chunk->sequence % slots_.size()];
-    slot = Slot{chunk, false, false, workers_};
-    to_route_.push_back(chunk);
-    ++published_;
-    changed_.notify_all();
-  }
-
-  void end_of_input() {
-    std::lock_guard lock(mutex_);
-    input_done_ = true;
-    changed_.notify_all();
-  }
-
-  // Worker side ------------------------------------------------------------------------------
-
-  void work(unsigned worker, Router& router, PartitionOwner& owner) {
-    std::unique_lock lock(mutex_);
-    for (;;) {
-      const uint64_t next = next_to_apply_[worker];
-      if (next > stop_after_) return;  // a failure stopped the run at an earlier chunk
-      Slot& slot = slots_[next % slots_.size()];
-      Slot& unsequenced = slots_[next_to_sequence_ % slots_.size()];
-      if (next < published_ && slot.sequenced) {
-        Chunk* chunk = slot.chunk;
-        lock.unlock();
-        const auto started = Clock::now();
-        Status status = owner.apply(*chunk);
-        if (status && chunk->checkpoint_after && checkpointer_) {
-          OwnerCut cut;
-          status = owner.checkpoint(cut);
-          if (status) checkpointer_->report(chunk->sequence, std::move(cut));
-        }
-        const double took = seconds_since(started);
-        lock.lock();
-        times_.write += took;
-        if (!status) {
-          fail(std::move(status), chunk->sequence);
-          return;
-        }
-        ++next_to_apply_[worker];
-        if (--slot.owners_left == 0) {
-          slot.chunk = nullptr;
-          free_.push_back(chunk);
-          // No worker waits for another's apply: only the reader.
-          if (free_.size() == kReaderWakeChunks) chunk_freed_.notify_one();
-        }
-      } else if (!sequencing_ && next_to_sequence_ < published_ && unsequenced.routed &&
-                 !unsequenced.sequenced) {
-        // Only with round-robin salting: one worker at a time, chunks in sequence order.
-        sequencing_ = true;
-        lock.unlock();
-        const auto started = Clock::now();
-        sequencer_->sequence(*unsequenced.chunk);
-        if (unsequenced.chunk->checkpoint_after && checkpointer_) {
-          checkpointer_->salt_state(unsequenced.chunk->sequence, sequencer_->snapshot());
-        }
-        const double took = seconds_since(started);
-        lock.lock();
-        times_.sequence += took;
-        unsequenced.sequenced = true;
-        ++next_to_sequence_;
-        sequencing_ = false;
-        changed_.notify_all();
-      } else if (!to_route_.empty() && to_route_.front()->sequence <= stop_after_) {
-        Chunk* chunk = to_route_.front();
-        to_route_.pop_front();
-        lock.unlock();
-        const auto started = Clock::now();
-        router.route(*chunk);
-        const double took = seconds_since(started);
-        lock.lock();
-        times_.route += took;
-        Slot& routed = slots_[chunk->sequence % slots_.size()];
-        routed.routed = true;
-        if (sequencer_ == nullptr) routed.sequenced = true;
-        changed_.notify_all();
-      } else if (input_done_ && next == published_) {
-        return;
-      } else {
-        changed_.wait(lock);
-      }
-    }
-  }
-
-  /// Records a failure while applying chunk `sequence` and stops the run there: no more input
-  /// is read, and the other owners still apply every chunk up to and including that one, so the
-  /// outputs hold exactly the input before the failure (a bad line under --on-bad fail, a
-  /// closed stdout, a write error). The earliest chunk's failure is the one reported.
-  void fail(Status status, uint64_t sequence) {
-    if (error_.ok() || sequence < error_sequence_) {
-      error_ = std::move(status);
-      error_sequence_ = sequence;
-    }
-    stop_after_ = std::min(stop_after_, sequence);
-    stopping_ = true;
-    changed_.notify_all();
-    chunk_freed_.notify_all();
-  }
-
-  /// A failure outside the chunks (the --exec collector): stop everything now.
-  void abort(Status status) {
-    std::lock_guard lock(mutex_);
-    fail(std::move(status), 0);
-  }
-
-  Status error() {
-    std::lock_guard lock(mutex_);
-    return error_;
-  }
-
-  StageTimes times() {
-    std::lock_guard lock(mutex_);
-    return times_;
-  }
-
- private:
-  const unsigned workers_;
-  SaltSequencer* const sequencer_;  // null without round-robin salting
-  Checkpointer* const checkpointer_;  // null without checkpoints
-  std::mutex mutex_;
-  std::condition_variable changed_;      // workers wait on it: a chunk to route or to apply
-  std::condition_variable chunk_freed_;  // the reader waits on it: a free chunk
-  std::vector<Chunk> pool_;
-  // Everything below is guarded by mutex_.
-  std::vector<Chunk*> free_;
-  std::deque<Chunk*> to_route_;
-  std::vector<Slot> slots_;  // chunk with sequence s sits at s % size while in flight
-  std::vector<uint64_t> next_to_apply_;  // per worker: the next sequence its owner applies
-  uint64_t published_ = 0;
-  uint64_t next_to_sequence_ = 0;
-  bool sequencing_ = false;
-  bool input_done_ = false;
-  bool stopping_ = false;                 // no more input wanted
-  uint64_t stop_after_ = UINT64_MAX;      // the last chunk any owner may apply
-  Status error_;
-  uint64_t error_sequence_ = UINT64_MAX;
-  StageTimes times_;  // thread-seconds per stage, added under mutex_ after each task
-};
-
-}  // namespace
-
 RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = SteadyClock::now();
   const unsigned workers = std::max(1u, config.threads);
   RunResult result;
   result.stats = RunStats(config.partitions);
@@ -366,13 +168,13 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   uint64_t chunks = 0;
   uint64_t since_checkpoint = 0;
   uint64_t since_sync = 0;  // bytes read since the outputs were last synced (or asked to be)
-  auto last_checkpoint = Clock::now();
+  auto last_checkpoint = SteadyClock::now();
   while (Chunk* chunk = scheduler.acquire()) {
     if (interrupt_signal() != 0) {
       scheduler.release_unused(chunk);
       break;
     }
-    const auto read_started = Clock::now();
+    const auto read_started = SteadyClock::now();
     const bool more = reader.next(*chunk, read_status);
     read_seconds += seconds_since(read_started);
     if (!more) {
@@ -394,7 +196,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
         chunk->checkpoint_after = true;
         since_checkpoint = 0;
         since_sync = 0;
-        last_checkpoint = Clock::now();
+        last_checkpoint = SteadyClock::now();
         checkpointer->expect(chunk->sequence, reader_cut());
       } else if (since_sync >= kSyncAheadBytes) {
         // (What the owners have written by now: the chunks before this one, give or take.)
@@ -454,8 +256,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   result.stats.bytes_read_now = reader.bytes_delivered();
   result.stats.inputs = config.input_names;
   result.stats.first_shown_input = config.carried_inputs;
-  result.stats.elapsed_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.stats.elapsed_seconds = seconds_since(started);
   return result;
 }
 
