@@ -8,6 +8,7 @@
 #include <charconv>
 #include <limits>
 
+#include "checkpoint/field_reader.h"
 #include "util/json_text.h"
 
 namespace keyshard {
@@ -35,7 +36,6 @@ void append_output(std::string& out, const OutputState& output) {
                  output.size, output.lines, output.chain, output.digest);
 }
 
-// Reads fields and remembers the first problem; every getter returns a harmless value after one.
 // The run's counters, as members of an object being built ("counters" and "run_base").
 void append_counters(std::string& out, const RunStats& s) {
   fmt::format_to(std::back_inserter(out),
@@ -46,120 +46,6 @@ void append_counters(std::string& out, const RunStats& s) {
   out += ",\"salted_events\":";
   append_array(out, s.salted_events);
 }
-
-class FieldReader {
- public:
-  explicit FieldReader(std::string name) : name_(std::move(name)) {}
-
-  bool ok() const { return problem_.empty(); }
-  Status status() const {
-    return Status::error("damaged checkpoint (" + problem_ + "); start over with --force", name_);
-  }
-  void fail(std::string problem) {
-    if (problem_.empty()) problem_ = std::move(problem);
-  }
-
-  dom::element member(dom::object object, std::string_view key) {
-    dom::element value;
-    if (object.at_key(key).get(value) != simdjson::SUCCESS) fail(fmt::format("no \"{}\"", key));
-    return value;
-  }
-  bool has(dom::object object, std::string_view key) {
-    dom::element value;
-    return object.at_key(key).get(value) == simdjson::SUCCESS;
-  }
-  dom::object object(dom::element value, std::string_view what) {
-    dom::object result;
-    if (ok() && value.get(result) != simdjson::SUCCESS) fail(fmt::format("\"{}\" is not an object", what));
-    return result;
-  }
-  dom::array array(dom::element value, std::string_view what) {
-    dom::array result;
-    if (ok() && value.get(result) != simdjson::SUCCESS) fail(fmt::format("\"{}\" is not an array", what));
-    return result;
-  }
-  // Each getter looks at a member only once it is known to exist: a default dom::element has no
-  // document behind it, and simdjson does not check that in a release build.
-  uint64_t number(dom::object object, std::string_view key) {
-    if (!ok()) return 0;
-    const dom::element value = member(object, key);
-    uint64_t result = 0;
-    if (ok() && value.get(result) != simdjson::SUCCESS) {
-      fail(fmt::format("\"{}\" is not a number", key));
-    }
-    return result;
-  }
-  uint64_t number(dom::element value, std::string_view what) {
-    uint64_t result = 0;
-    if (ok() && value.get(result) != simdjson::SUCCESS) fail(fmt::format("\"{}\" is not a number", what));
-    return result;
-  }
-  bool boolean(dom::object object, std::string_view key) {
-    if (!ok()) return false;
-    const dom::element value = member(object, key);
-    bool result = false;
-    if (ok() && value.get(result) != simdjson::SUCCESS) {
-      fail(fmt::format("\"{}\" is not true or false", key));
-    }
-    return result;
-  }
-  std::string_view text(dom::object object, std::string_view key) {
-    if (!ok()) return {};
-    const dom::element value = member(object, key);
-    std::string_view result;
-    if (ok() && value.get(result) != simdjson::SUCCESS) {
-      fail(fmt::format("\"{}\" is not a string", key));
-    }
-    return result;
-  }
-  uint64_t hex(dom::object object, std::string_view key) {
-    const std::string_view digits = text(object, key);
-    uint64_t result = 0;
-    if (!ok()) return 0;
-    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), result, 16);
-    if (error != std::errc() || end != digits.data() + digits.size() || digits.size() != 16) {
-      fail(fmt::format("\"{}\" is not 16 hex digits", key));
-    }
-    return result;
-  }
-  /// A byte string written by append_json_bytes_member: "key" or "key_base64".
-  std::string bytes(dom::object object, std::string_view key) {
-    if (!ok()) return {};
-    const std::string encoded = std::string(key) + "_base64";
-    if (has(object, encoded)) {
-      std::string result;
-      if (!decode_base64(text(object, encoded), result)) fail(fmt::format("bad \"{}\"", encoded));
-      return result;
-    }
-    return std::string(text(object, key));
-  }
-  std::vector<uint64_t> numbers(dom::object object, std::string_view key) {
-    std::vector<uint64_t> result;
-    if (!ok()) return result;
-    const dom::array items = array(member(object, key), key);
-    if (!ok()) return result;
-    for (dom::element value : items) {
-      result.push_back(number(value, key));
-      if (!ok()) break;
-    }
-    return result;
-  }
-  OutputState output(dom::element value) {
-    OutputState state;
-    const dom::object object = this->object(value, "outputs");
-    if (!ok()) return state;
-    state.file = bytes(object, "file");
-    state.size = number(object, "size");
-    state.lines = number(object, "lines");
-    state.chain = hex(object, "chain");
-    state.digest = hex(object, "digest");
-    return state;
-  }
-
- private:
-  std::string name_;
-  std::string problem_;
-};
 
 // The members append_counters() writes, read into `s`.
 void read_counters(FieldReader& r, const dom::object& from, RunStats& s) {
