@@ -1,6 +1,6 @@
 // Reading a checkpoint's JSON members with every type checked. The first problem is remembered
 // (and becomes the "damaged checkpoint" refusal); every getter returns a harmless value after one,
-// so a decoder reads on without checking each member and asks ok() once at the end.
+// so a decoder reads member after member and checks ok() where a value must be right to go on.
 #pragma once
 
 #include <simdjson.h>
