@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "util/elapsed.h"
 #include "util/stderr_lines.h"
 
 namespace keyshard {
@@ -51,8 +52,7 @@ void ProgressLine::run() {
 }
 
 void ProgressLine::draw() {
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  const double seconds = seconds_since(started_);
   const auto bytes = static_cast<double>(counters_.bytes.load(std::memory_order_relaxed));
   const auto events = static_cast<double>(counters_.events.load(std::memory_order_relaxed));
   const double rate = seconds > 0 ? bytes / seconds : 0;  // of this process

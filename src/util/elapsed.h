@@ -1,4 +1,4 @@
-// Wall time between two points of a run, for the stage times and the summary.
+// Wall time since a point of a run: for the stage times, the summary and the progress line.
 #pragma once
 
 #include <chrono>
