@@ -8,8 +8,6 @@
 // and finished) while their names still lead to the same files.
 #pragma once
 
-#include <sys/stat.h>
-
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -33,13 +31,6 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
 /// later run, a file named twice (another spelling, a link) is read once, with a warning.
 std::vector<InputStart> plan_first_incremental(
     const std::vector<std::string>& paths, const std::function<void(const std::string&)>& warn);
-
-/// A file's modification time, in nanoseconds since the epoch.
-int64_t modified_ns(const struct stat& info);
-
-/// Now, on the clock that file times are taken from (never ahead of a later file time), in
-/// nanoseconds since the epoch.
-int64_t file_clock_ns();
 
 /// Whether the regular file at `path` holds the bytes `position` fingerprints before its
 /// offset (plain files only; false for a compressed file or one too short).

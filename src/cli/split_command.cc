@@ -14,6 +14,7 @@
 
 #include "checkpoint/checkpoint_store.h"
 #include "checkpoint/incremental_plan.h"
+#include "checkpoint/rotated_files.h"
 #include "cli/acting_options.h"
 #include "cli/app.h"
 #include "cli/option_values.h"
