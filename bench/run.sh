@@ -301,37 +301,89 @@ contender "Miller 6 (mlr)" "$miller_input" "$(label_of "$miller_input")" lines m
   "mlr --ijsonl --ojsonl put -q 'tee > \"$out_dir/part-\" . (int(\"0x\" . substr0(md5(\$user_id), 31, 31)) % $parts) . \".ndjson\", \$*' $miller_input"
 
 # ---------------------------------------------------------------------------------------------
-# The cost of checkpoints: the same split without periodic checkpoints (only the start and the
-# end), with them every 64 MiB under --commit async, and under --commit sync (the default),
-# run side by side: each round runs the three in turn (starting with a different one each round),
-# so that a noisy neighbour or the order of runs favours none of them.
+# Side by side: ratios between keyshard runs measured in the same rounds. Each round runs every
+# variant in turn, starting with a different one each round, so that a noisy neighbour, the disk's
+# state or the order of runs favours none of them (the table's rows run minutes apart).
 
-checkpoint_report=()
-if [[ -x $keyshard ]]; then
-  checkpoint_rounds=${BENCH_CHECKPOINT_ROUNDS:-5}
-  checkpoint_modes=("--checkpoint-every off --commit async" "--commit async" "--commit sync")
-  declare -A checkpoint_times=()
+# side_by_side ROUNDS delete|aside OPTIONS...: one `keyshard split` per OPTIONS (a string of
+# options) per round, on the whole events file into OUT on the disk. Sets side_seconds[OPTIONS]
+# to the median wall time (n/a when a run failed) and side_runs[OPTIONS] to the wall times of
+# its runs, in round order. With aside, each run's outputs are moved aside
+# (as for the table's rows that write many files) and deleted at the end.
+share() {  # MB/s, MB/s of the baseline -> "52%" or "n/a"
+  if [[ $1 == n/a || $2 == n/a ]]; then echo "n/a"
+  else awk -v x="$1" -v b="$2" 'BEGIN { printf "%.0f%%", 100 * x / b }'; fi
+}
+
+declare -A side_seconds=() side_runs=()
+side_by_side() {
+  local rounds=$1 disposal=$2 round turn options start end
+  shift 2
+  local variants=("$@")
+  local -A round_times=() failed=()
   cat "$events_file" > /dev/null
-  for ((round = 1; round <= checkpoint_rounds; round++)); do
-    for ((turn = 0; turn < ${#checkpoint_modes[@]}; turn++)); do
-      mode=${checkpoint_modes[(round + turn) % ${#checkpoint_modes[@]}]}
+  for ((round = 1; round <= rounds; round++)); do
+    for ((turn = 0; turn < ${#variants[@]}; turn++)); do
+      options=${variants[(round + turn) % ${#variants[@]}]}
+      if [[ $disposal == aside && -d $out_dir && $(free_gib) -ge 16 ]]; then
+        mkdir -p "$aside_dir"
+        mv "$out_dir" "$aside_dir/side-$round-$turn"
+      fi
       rm -rf "$out_dir"; mkdir -p "$out_dir"; sync
       start=$(date +%s%N)
-      # shellcheck disable=SC2086  # the mode is several options
-      "$keyshard" split -k user_id -n "$parts" -o "$out_dir" --force -q $mode "$events_file" ||
-        log "checkpoint bench: $mode failed"
+      # shellcheck disable=SC2086  # several options
+      if ! "$keyshard" split -k user_id -o "$out_dir" --force -q $options "$events_file"; then
+        log "side by side: $options failed"
+        failed[$options]=1
+      fi
       end=$(date +%s%N)
-      checkpoint_times[$mode]+="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.6f", (e - s) / 1e9 }') "
-      log "checkpoints ($mode), round $round: $(( (end - start) / 1000000 )) ms"
+      round_times[$options]+="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.6f", (e - s) / 1e9 }') "
+      log "side by side ($options), round $round: $(( (end - start) / 1000000 )) ms"
     done
   done
-  rm -rf "$out_dir"
-  base=$(printf '%s\n' ${checkpoint_times[${checkpoint_modes[0]}]} | median)
-  for mode in "${checkpoint_modes[@]}"; do
-    seconds=$(printf '%s\n' ${checkpoint_times[$mode]} | median)
-    checkpoint_report+=("$(awk -v m="$mode" -v s="$seconds" -v b="$base" -v bytes="$(file_bytes "$events_file")" \
-      'BEGIN { printf "| keyshard -n 8 %s | %.1f | %.3f |", m, bytes / 1e6 / s, b / s }')")
+  rm -rf "$out_dir" "$aside_dir"
+  for options in "${variants[@]}"; do
+    if [[ -n ${failed[$options]:-} ]]; then side_seconds[$options]=n/a; continue; fi
+    side_runs[$options]=${round_times[$options]}
+    # shellcheck disable=SC2086  # the times, one word each
+    side_seconds[$options]=$(printf '%s\n' ${round_times[$options]} | median)
   done
+}
+
+side_mbs() {  # OPTIONS -> MB/s of its median, or n/a
+  local seconds=${side_seconds[$1]:-n/a}
+  if [[ $seconds == n/a ]]; then echo n/a; return; fi
+  awk -v s="$seconds" -v b="$(file_bytes "$events_file")" 'BEGIN { printf "%.1f", b / 1e6 / s }'
+}
+
+# The cost of checkpoints: the same split without periodic checkpoints (only the start and the
+# end), with them every 64 MiB under --commit async, and under --commit sync (the default).
+checkpoint_report=()
+checkpoint_rounds=${BENCH_CHECKPOINT_ROUNDS:-5}
+if [[ -x $keyshard ]]; then
+  checkpoint_modes=("--checkpoint-every off --commit async" "--commit async" "--commit sync")
+  side_by_side "$checkpoint_rounds" delete "${checkpoint_modes[@]/#/-n $parts }"
+  base=$(side_mbs "-n $parts ${checkpoint_modes[0]}")
+  for mode in "${checkpoint_modes[@]}"; do
+    mbs=$(side_mbs "-n $parts $mode")
+    checkpoint_report+=("| keyshard -n $parts $mode | $mbs | $(awk -v x="$mbs" -v b="$base" \
+      'BEGIN { if (x == "n/a" || b == "n/a") print "n/a"; else printf "%.3f", x / b }') |")
+  done
+fi
+
+# Resizing: -n 1024 against -n 8 on the disk, with the defaults. Each round gives a share (the
+# two runs of a round meet the same disk); the median of the rounds' shares, and each of them.
+resize_rounds=${BENCH_RESIZE_ROUNDS:-5}
+resize_share=n/a
+if [[ -x $keyshard ]]; then
+  side_by_side "$resize_rounds" aside "-n $parts" "-n 1024"
+  if [[ ${side_seconds["-n 1024"]} != n/a && ${side_seconds["-n $parts"]} != n/a ]]; then
+    shares=$(paste -d' ' <(printf '%s\n' ${side_runs["-n $parts"]}) \
+                         <(printf '%s\n' ${side_runs["-n 1024"]}) |
+             awk '{ printf "%.6f\n", 100 * $1 / $2 }')
+    resize_share="$(printf '%s\n' "$shares" | median | awk '{ printf "%.0f%%", $1 }')"
+    resize_share+=" (rounds:$(printf '%s\n' "$shares" | awk '{ printf " %.0f%%", $1 }'))"
+  fi
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -372,11 +424,6 @@ for i in "${!row_name[@]}"; do
   fi
 done
 
-share() {  # MB/s, MB/s of the baseline -> "52%" or "n/a"
-  if [[ $1 == n/a || $2 == n/a ]]; then echo "n/a"
-  else awk -v x="$1" -v b="$2" 'BEGIN { printf "%.0f%%", 100 * x / b }'; fi
-}
-
 keyshard_version=$("$keyshard" --version 2> /dev/null | head -n1)
 report=$(
   echo "# keyshard benchmark"
@@ -397,7 +444,8 @@ report=$(
   echo
   echo "\`-n 1024\` against \`-n $parts\`: $(share "${row_mbs[disk_1024]}" "${row_mbs[headline]}")" \
        "on the disk (OUT = $out_dir), $(share "${row_mbs[tmpfs_1024]}" "${row_mbs[tmpfs_parts]}")" \
-       "into tmpfs (OUT = $shm_out_dir)."
+       "into tmpfs (OUT = $shm_out_dir). Side by side on the disk, the median of" \
+       "$resize_rounds rounds' shares, each round running both: $resize_share."
   if ((${#checkpoint_report[@]} > 0)); then
     echo
     echo "Checkpoint cost on $full_label, side by side, median of ${checkpoint_rounds} rounds" \
