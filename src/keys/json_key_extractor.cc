@@ -1,5 +1,8 @@
 #include "keys/json_key_extractor.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace keyshard {
 namespace {
 
@@ -34,11 +37,12 @@ std::string_view fault_of(std::string_view line, std::string_view otherwise) {
 }  // namespace
 
 JsonKeyExtractor::JsonKeyExtractor(std::span<const KeyPath> paths, bool validate,
-                                   size_t tree_line_limit)
+                                   size_t tree_line_limit, size_t block_window)
     : walker_(paths), trie_(paths), unescaped_(paths.size()), paths_(paths.begin(), paths.end()),
-      parts_(paths.size()), validate_(validate), tree_line_limit_(tree_line_limit) {
+      parts_(paths.size()), validate_(validate), tree_line_limit_(tree_line_limit),
+      block_window_(std::max<size_t>(1, block_window)) {
 #ifdef SIMDJSON_THREADS_ENABLED
-  parser_.threaded = false;  // a block is one batch: there is no next one to read ahead
+  parser_.threaded = false;  // a window is one batch: there is no next one to read ahead
 #endif
 }
 
@@ -118,23 +122,39 @@ Extraction JsonKeyExtractor::from_tree(dom::element root, std::string_view line,
 
 void JsonKeyExtractor::begin_block(const char* text, size_t size) {
   block_active_ = false;
-  if (!validate_ || size == 0 || size > kBlockLimit) return;
-  block_text_ = text;
-  // One batch for the whole block: simdjson then runs stage 1 once, on this thread.
+  block_end_ = text + size;
+  window_end_ = text;  // the first line starts a window
+}
+
+void JsonKeyExtractor::start_window(const char* begin) {
+  block_active_ = false;
+  auto size = static_cast<size_t>(block_end_ - begin);
+  if (size > block_window_) {
+    // Up to the end of the line that reaches the window's size.
+    const auto* newline = static_cast<const char*>(
+        std::memchr(begin + block_window_ - 1, '\n', size - block_window_ + 1));
+    if (newline != nullptr) size = static_cast<size_t>(newline + 1 - begin);
+  }
+  window_text_ = begin;
+  window_end_ = begin + size;
+  if (size == 0 || size > kBlockLimit) return;
+  // One batch for the whole window: simdjson then runs stage 1 once, on this thread.
   stream_ = dom::document_stream{};
-  if (parser_.parse_many(text, size, size).get(stream_) != simdjson::SUCCESS) return;
+  if (parser_.parse_many(begin, size, size).get(stream_) != simdjson::SUCCESS) return;
   document_ = stream_.begin();
   document_used_ = false;
   block_active_ = true;
 }
 
 Extraction JsonKeyExtractor::extract_in_block(std::string_view line, size_t readable) {
+  if (!validate_) return extract(line, readable);
+  if (line.data() >= window_end_) start_window(line.data());
   if (block_active_) {
     if (std::optional<Extraction> extraction = from_block(line, readable)) {
       ++lines_from_blocks_;
       return *extraction;
     }
-    block_active_ = false;  // the rest of the block is parsed line by line
+    block_active_ = false;  // the rest of the window is parsed line by line
   }
   return extract(line, readable);
 }
@@ -148,7 +168,7 @@ std::optional<Extraction> JsonKeyExtractor::from_block(std::string_view line, si
   if (!(document_ != stream_.end())) return std::nullopt;
   simdjson::simdjson_result<dom::element> document = *document_;
   if (document.error()) return std::nullopt;
-  const size_t line_begin = static_cast<size_t>(line.data() - block_text_);
+  const size_t line_begin = static_cast<size_t>(line.data() - window_text_);
   const size_t line_end = line_begin + line.size();
   const size_t start = document_.current_index();
   if (start < line_begin) return std::nullopt;
@@ -156,11 +176,11 @@ std::optional<Extraction> JsonKeyExtractor::from_block(std::string_view line, si
   // document starts holds whitespace alone.
   if (start >= line_end) return bad_line(BadReason::kEmptyLine);
   // source() is exact for an object or an array only.
-  if (block_text_[start] != '{' && block_text_[start] != '[') return std::nullopt;
+  if (window_text_[start] != '{' && window_text_[start] != '[') return std::nullopt;
   const size_t end = start + document_.source().size();
   if (end > line_end) return std::nullopt;
   for (size_t at = end; at < line_end; ++at) {
-    const char c = block_text_[at];
+    const char c = window_text_[at];
     if (c != ' ' && c != '\t' && c != '\r') return std::nullopt;  // a second value, or junk
   }
   document_used_ = true;  // the tree stays valid until the next document is parsed

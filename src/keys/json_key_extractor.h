@@ -8,7 +8,8 @@
 // --no-validate uses the walker, which stops as soon as the key is found (long lines too are
 // checked whole: the walker's index would also grow with the line).
 // The routers hand over whole chunks (begin_block): with validation, simdjson then parses the
-// chunk as one stream of documents, line results unchanged (see begin_block).
+// chunk as streams of documents, a window of lines at a time, line results unchanged (see
+// begin_block).
 #pragma once
 
 #include <simdjson.h>
@@ -28,14 +29,19 @@ namespace keyshard {
 /// Lines longer than this are not parsed into a tree (see above).
 inline constexpr size_t kTreeLineLimit = 1u << 20;
 
-/// Blocks larger than this are parsed line by line (see begin_block).
+/// The lines of a block are parsed together in windows of whole lines, each ending with the line
+/// that reaches this size: a window's structural index and trees stay in the CPU's caches.
+inline constexpr size_t kBlockWindow = 128u << 10;
+
+/// Windows larger than this (a window of one long line) are parsed line by line.
 inline constexpr size_t kBlockLimit = 4u << 20;
 
 class JsonKeyExtractor {
  public:
-  /// Lines longer than `tree_line_limit` go to the grammar checker.
+  /// Lines longer than `tree_line_limit` go to the grammar checker; `block_window`: see
+  /// kBlockWindow.
   JsonKeyExtractor(std::span<const KeyPath> paths, bool validate,
-                   size_t tree_line_limit = kTreeLineLimit);
+                   size_t tree_line_limit = kTreeLineLimit, size_t block_window = kBlockWindow);
 
   /// The key of `line` (without '\n'); `readable` bytes from line.data() may be read, at least
   /// line.size() + kLinePadding. The key stays valid until the next call.
@@ -43,20 +49,23 @@ class JsonKeyExtractor {
 
   /// Starts a block of whole lines, `size` bytes at `text` followed by kLinePadding readable
   /// bytes, whose lines are then passed to extract_in_block in order, each once. With
-  /// validation, simdjson parses the block as a stream of documents, which saves its per-parse
-  /// set-up on every line. A line gets the same result as from extract(): each document must
-  /// be an object or array that lies within its line, with only whitespace after it; at the
-  /// first line where that does not hold, or any error, the rest of the block is parsed line
-  /// by line (so a bad line is judged, and described, exactly as on its own).
+  /// validation, simdjson parses each window of lines (kBlockWindow) as a stream of documents,
+  /// which saves its per-parse set-up on every line. A line gets the same result as from
+  /// extract(): each document must be an object or array that lies within its line, with only
+  /// whitespace after it; at the first line where that does not hold, or any error, the rest
+  /// of the window is parsed line by line (so a bad line is judged, and described, exactly as
+  /// on its own).
   void begin_block(const char* text, size_t size);
   Extraction extract_in_block(std::string_view line, size_t readable);
-  /// How many lines so far had their result from a whole-block parse.
+  /// How many lines so far had their result from a window's parse.
   size_t lines_from_blocks() const { return lines_from_blocks_; }
 
  private:
   Extraction extract_by_grammar(std::string_view line);
   Extraction from_tree(simdjson::dom::element root, std::string_view line, size_t readable);
   std::optional<Extraction> from_block(std::string_view line, size_t readable);
+  /// Parses the window of whole lines that starts at `begin` (a line of the block).
+  void start_window(const char* begin);
 
   simdjson::dom::parser parser_;
   JsonPathWalker walker_;
@@ -69,12 +78,15 @@ class JsonKeyExtractor {
   std::string padded_line_;  // --no-validate: the line being read, with padding of its own
   bool validate_;
   size_t tree_line_limit_;
-  // The current block (begin_block).
+  size_t block_window_;
+  // The current block (begin_block) and window.
+  const char* block_end_ = nullptr;
+  const char* window_text_ = nullptr;
+  const char* window_end_ = nullptr;  // a line starting here or later starts the next window
   simdjson::dom::document_stream stream_;
   simdjson::dom::document_stream::iterator document_;
-  const char* block_text_ = nullptr;
   bool document_used_ = false;  // the current document gave a line's key: move on first
-  bool block_active_ = false;
+  bool block_active_ = false;   // the window's documents are being read
   size_t lines_from_blocks_ = 0;
 };
 

@@ -28,7 +28,8 @@ std::string_view without_cr(std::string_view line) {
 
 KeyExtractor::KeyExtractor(const KeySpec& spec) : spec_(spec) {
   if (spec_.format == InputFormat::kJson) {
-    json_ = std::make_unique<JsonKeyExtractor>(spec_.paths, spec_.validate, spec_.tree_line_limit);
+    json_ = std::make_unique<JsonKeyExtractor>(spec_.paths, spec_.validate, spec_.tree_line_limit,
+                                               spec_.block_window);
   }
   for (uint32_t field : spec_.fields) field_names_.push_back("field " + std::to_string(field));
 }

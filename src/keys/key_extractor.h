@@ -22,6 +22,7 @@ struct KeySpec {
   char delimiter = '\t';
   bool validate = true;           // --format json: validate each whole line
   size_t tree_line_limit = kTreeLineLimit;  // --format json: see JsonKeyExtractor
+  size_t block_window = kBlockWindow;       // --format json: see JsonKeyExtractor
 };
 
 class KeyExtractor {
@@ -37,7 +38,7 @@ class KeyExtractor {
   /// --format json the block is parsed as a whole where it can be (see JsonKeyExtractor).
   void begin_block(const char* text, size_t size);
   Extraction extract_in_block(std::string_view line, size_t readable);
-  /// How many lines so far had their result from a whole-block parse.
+  /// How many lines so far had their result from a window's parse (see JsonKeyExtractor).
   size_t lines_from_blocks() const { return json_ ? json_->lines_from_blocks() : 0; }
 
  private:

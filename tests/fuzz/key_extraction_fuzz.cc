@@ -41,13 +41,14 @@ KeySpec spec_for(unsigned selector, bool validate) {
   }
   spec.validate = validate;
   if ((selector & 4) != 0) spec.tree_line_limit = 48;  // longer lines take the grammar's path
+  if ((selector & 8) != 0) spec.block_window = 64;     // a block is parsed a few lines at a time
   return spec;
 }
 
 // Reused from input to input, as a router reuses its extractor from chunk to chunk.
 Extractors& extractors_for(unsigned selector) {
-  static std::unique_ptr<Extractors> cache[8];
-  std::unique_ptr<Extractors>& slot = cache[selector & 7];
+  static std::unique_ptr<Extractors> cache[16];
+  std::unique_ptr<Extractors>& slot = cache[selector & 15];
   if (!slot) {
     slot.reset(new Extractors{KeyExtractor(spec_for(selector, true)),
                               KeyExtractor(spec_for(selector, true)),

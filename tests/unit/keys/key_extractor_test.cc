@@ -1377,6 +1377,8 @@ std::vector<std::string> block_lines_for(std::mt19937_64& random,
 }  // namespace
 
 TEST_CASE("every line of a block gets the result it gets on its own, with or without validation") {
+  // Blocks are parsed in windows of lines: whole (the blocks here are smaller than a window),
+  // a few lines at a time, and one line at a time.
   ReferenceJson reference;
   const auto first_key = key_paths({"k"});
   std::vector<std::string> valid;
@@ -1395,7 +1397,12 @@ TEST_CASE("every line of a block gets the result it gets on its own, with or wit
     const size_t set = run_of % kDifferentialKeys.size();
     const bool validate = run_of < kDifferentialKeys.size();
     KeyExtractor alone(json_spec(kDifferentialKeys[set], validate));
-    KeyExtractor in_blocks(json_spec(kDifferentialKeys[set], validate));
+    std::vector<KeyExtractor> in_blocks;
+    for (const size_t window : {kBlockWindow, size_t{256}, size_t{1}}) {
+      KeySpec spec = json_spec(kDifferentialKeys[set], validate);
+      spec.block_window = window;
+      in_blocks.emplace_back(spec);
+    }
     size_t lines_checked = 0;
     size_t disagreements = 0;
     for (int block = 0; block < 3000; ++block) {
@@ -1410,20 +1417,22 @@ TEST_CASE("every line of a block gets the result it gets on its own, with or wit
       }
       const size_t size = text.size();
       text.append(kLinePadding, block % 2 == 0 ? '\0' : '}');
-      in_blocks.begin_block(text.data(), size);
+      for (KeyExtractor& extractor : in_blocks) extractor.begin_block(text.data(), size);
       for (size_t i = 0; i < lines.size(); ++i) {
         const std::string_view line(text.data() + starts[i], lines[i].size());
         const size_t readable = text.size() - starts[i];
         const Outcome expected = run(alone, line);
-        const Outcome actual = outcome_of(in_blocks.extract_in_block(line, readable));
         ++lines_checked;
-        const bool same = actual.ok == expected.ok && actual.reason == expected.reason &&
-                          actual.detail == expected.detail && actual.key == expected.key;
-        if (!same && ++disagreements <= 10) {
-          INFO("block ", block, ", line ", i, ": ", printable(lines[i]));
-          INFO("alone:    ", describe(expected));
-          INFO("in block: ", describe(actual));
-          CHECK(same);
+        for (size_t e = 0; e < in_blocks.size(); ++e) {
+          const Outcome actual = outcome_of(in_blocks[e].extract_in_block(line, readable));
+          const bool same = actual.ok == expected.ok && actual.reason == expected.reason &&
+                            actual.detail == expected.detail && actual.key == expected.key;
+          if (!same && ++disagreements <= 10) {
+            INFO("block ", block, ", line ", i, ", window kind ", e, ": ", printable(lines[i]));
+            INFO("alone:    ", describe(expected));
+            INFO("in block: ", describe(actual));
+            CHECK(same);
+          }
         }
       }
     }
@@ -1434,9 +1443,11 @@ TEST_CASE("every line of a block gets the result it gets on its own, with or wit
     // (With --no-validate every line is read on its own: this checks that its result does not
     // depend on the lines after it in the block.)
     CAPTURE(lines_checked);
-    CAPTURE(in_blocks.lines_from_blocks());
-    CHECK((validate ? in_blocks.lines_from_blocks() > lines_checked / 3
-                    : in_blocks.lines_from_blocks() == 0));
+    for (const KeyExtractor& extractor : in_blocks) {
+      CAPTURE(extractor.lines_from_blocks());
+      CHECK((validate ? extractor.lines_from_blocks() > lines_checked / 3
+                      : extractor.lines_from_blocks() == 0));
+    }
   }
 }
 
