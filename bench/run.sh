@@ -382,7 +382,10 @@ if [[ -x $keyshard ]]; then
                          <(printf '%s\n' ${side_runs["-n 1024"]}) |
              awk '{ printf "%.6f\n", 100 * $1 / $2 }')
     resize_share="$(printf '%s\n' "$shares" | median | awk '{ printf "%.0f%%", $1 }')"
-    resize_share+=" (rounds:$(printf '%s\n' "$shares" | awk '{ printf " %.0f%%", $1 }'))"
+    resize_share+=" (rounds:$(printf '%s\n' "$shares" | awk '{ printf " %.0f%%", $1 }');"
+    # A disk that slows down part-way shows here: the same split taking far longer.
+    resize_share+=" -n $parts took $(printf '%s\n' ${side_runs["-n $parts"]} | sort -g |
+      awk 'NR == 1 { low = $1 } { high = $1 } END { printf "%.2f to %.2f s", low, high }'))"
   fi
 fi
 
