@@ -148,7 +148,8 @@ void JsonKeyExtractor::start_window(const char* begin) {
 
 Extraction JsonKeyExtractor::extract_in_block(std::string_view line, size_t readable) {
   if (!validate_) return extract(line, readable);
-  if (line.data() >= window_end_) start_window(line.data());
+  // (A line outside the block, against the contract, is read on its own.)
+  if (line.data() >= window_end_ && line.data() < block_end_) start_window(line.data());
   if (block_active_) {
     if (std::optional<Extraction> extraction = from_block(line, readable)) {
       ++lines_from_blocks_;

@@ -1376,6 +1376,25 @@ std::vector<std::string> block_lines_for(std::mt19937_64& random,
 
 }  // namespace
 
+TEST_CASE("a line outside any block is read on its own") {
+  // Against the contract (begin_block first), but no reason to read memory it was not given.
+  KeyExtractor extractor(json_spec({"k"}, true));
+  const PaddedLine before(R"({"k":"a"})");
+  const Outcome first = outcome_of(extractor.extract_in_block(before.line(), before.readable()));
+  CHECK(first.ok);
+  CHECK(first.key == "a");
+  std::string block = "{\"k\":\"b\"}\n";
+  const size_t size = block.size();
+  block.append(kLinePadding, '\0');
+  extractor.begin_block(block.data(), size);
+  const Outcome inside =
+      outcome_of(extractor.extract_in_block({block.data(), size - 1}, block.size()));
+  CHECK(inside.key == "b");
+  const PaddedLine after(R"({"k":"c"})");
+  const Outcome outside = outcome_of(extractor.extract_in_block(after.line(), after.readable()));
+  CHECK(outside.key == "c");
+}
+
 TEST_CASE("every line of a block gets the result it gets on its own, with or without validation") {
   // Blocks are parsed in windows of lines: whole (the blocks here are smaller than a window),
   // a few lines at a time, and one line at a time.
