@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -174,6 +175,26 @@ TEST_CASE("memory stays fixed with 10 million distinct keys") {
   CHECK(summary.memory_bytes() == before);
   CHECK(summary.memory_bytes() < 1024 * 1024);
   CHECK(summary.top(1).at(0).key == "hot");
+}
+
+TEST_CASE("keys of every length up to the cut are kept byte for byte") {
+  // Short keys are copied in pieces that overlap; every length must come out whole.
+  for (size_t length = 0; length <= HeavyHitters::kKeyBytes + 1; ++length) {
+    CAPTURE(length);
+    std::string key(length, '\0');
+    for (size_t i = 0; i < length; ++i) key[i] = static_cast<char>('a' + (i * 7 + length) % 26);
+    HeavyHitters summary(4);
+    summary.add("other", HeavyHitters::key_hash("other"));
+    summary.add(key, HeavyHitters::key_hash(key), 3);
+    const auto top = summary.top(1);
+    REQUIRE(top.size() == 1);
+    CHECK(top[0].key == key.substr(0, HeavyHitters::kKeyBytes));
+    CHECK(top[0].truncated == (length > HeavyHitters::kKeyBytes));
+    const auto counters = summary.counters();
+    CHECK(std::any_of(counters.begin(), counters.end(), [&](const HeavyHitters::Counter& c) {
+      return c.key == top[0].key && c.length == length;
+    }));
+  }
 }
 
 TEST_CASE("long keys are reported cut, and marked") {
