@@ -139,7 +139,7 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
   outputs_.push_back(Output{std::make_unique<ExecSink>(label, config_.exec_command, pid,
                                                        std::move(streams.stdin_writer),
                                                        config_.allow_early_exit),
-                            {}});
+                            new_buffer()});
   return {};
 }
 
@@ -148,6 +148,11 @@ Status PartitionOwner::open(ExecCollector* collector) {
   if (config_.zstd_level && !config_.exec()) {
     zstd_ = std::make_unique<ZstdContext>(*config_.zstd_level);
   }
+  // One slot per partition this owner writes (one for a single output); a reserve() of n
+  // bytes takes n + 1.
+  const size_t owned = config_.partitions > index_
+                           ? (config_.partitions - index_ + count_ - 1) / count_ : 1;
+  arena_ = std::make_unique<OutputArena>(owned, kOutputSlack + flush_size_ + 1);
   auto wrap = [this](std::unique_ptr<Sink> sink) {
     return zstd_ ? make_zstd_sink(std::move(sink), zstd_.get()) : std::move(sink);
   };
@@ -177,17 +182,17 @@ Status PartitionOwner::open(ExecCollector* collector) {
     if (index_ == 0) {
       std::unique_ptr<Sink> sink = make_stdout_sink();
       if (Status status = start(*sink); !status) return status;
-      outputs_.push_back(Output{wrap(std::move(sink)), {}});
+      outputs_.push_back(Output{wrap(std::move(sink)), new_buffer()});
     }
   } else {
     for (uint32_t p = index_; p < config_.partitions; p += count_) {
       std::unique_ptr<Sink> sink;
       if (Status status = open_partition_file(p, sink); !status) return status;
       if (Status status = start(*sink); !status) return status;
-      outputs_.push_back(Output{wrap(std::move(sink)), {}});
+      outputs_.push_back(Output{wrap(std::move(sink)), new_buffer()});
     }
   }
-  for (Output& output : outputs_) output.buffer.reserve(flush_size_ + 4096);
+  for (Output& output : outputs_) output.buffer.reserve(kOutputSlack + flush_size_);
   if (writes_dead_letters() && config_.on_bad == BadLinePolicy::kDeadLetter) {
     const std::string& path = config_.dead_letter_path;
     Status status;

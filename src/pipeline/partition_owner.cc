@@ -60,13 +60,15 @@ PartitionOwner::Output& PartitionOwner::output_of(uint32_t partition) {
   return single ? outputs_[0] : outputs_[partition / count_];
 }
 
-Status PartitionOwner::flush(Output& output) {
+template <class Buffered>
+Status PartitionOwner::flush(Buffered& output) {
   if (output.buffer.empty()) return {};
   Status status = output.sink->write(output.buffer);
   output.buffer.clear();
   if (output.buffer.capacity() > 4 * flush_size_) {
-    std::string().swap(output.buffer);  // a huge line passed through: give the memory back
-    output.buffer.reserve(flush_size_ + 4096);
+    // A huge line passed through: give the memory back (a partition's buffer to its slot).
+    decltype(output.buffer)(output.buffer.get_allocator()).swap(output.buffer);
+    output.buffer.reserve(kOutputSlack + flush_size_);
   }
   return status;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "checkpoint/checkpointer.h"
 #include "input/chunk.h"
 #include "insight/run_stats.h"
+#include "pipeline/output_arena.h"
 #include "pipeline/run_config.h"
 #include "sinks/dead_letter.h"
 #include "sinks/exec_collector.h"
@@ -52,7 +54,14 @@ class PartitionOwner {
   }
 
  private:
+  /// Room past the flush size in each buffer, for the line that crosses it.
+  static constexpr size_t kOutputSlack = 4096;
+
   struct Output {
+    std::unique_ptr<Sink> sink;
+    std::pmr::string buffer;  // in arena_
+  };
+  struct DeadLetterOutput {
     std::unique_ptr<Sink> sink;
     std::string buffer;
   };
@@ -68,7 +77,10 @@ class PartitionOwner {
   Status append_lines(const Chunk& chunk, uint32_t partition, uint32_t begin, uint32_t end);
   void count_only(const Chunk& chunk);  // stats: the loads, without writing
   Status append_to(Output& output, std::string_view bytes);
-  Status flush(Output& output);
+  template <class Buffered>
+  Status flush(Buffered& output);
+  /// An empty buffer for a new output, in arena_.
+  std::pmr::string new_buffer() { return std::pmr::string(arena_.get()); }
   Status handle_bad_lines(const Chunk& chunk);
   Status write_long_dead_letter(const DeadLetter& letter);  // to standard error
   Status sync_outputs();  // --commit sync: make every output durable
@@ -80,9 +92,10 @@ class PartitionOwner {
   unsigned index_;
   unsigned count_;
   size_t flush_size_;
+  std::unique_ptr<OutputArena> arena_;  // the outputs' buffers (made before, gone after them)
   std::vector<Output> outputs_;      // partition p's is outputs_[p / count_], or the one output
                                      // (-o - without --exec, or --exec-per worker)
-  Output dead_letters_;              // owner 0 only
+  DeadLetterOutput dead_letters_;    // owner 0 only
   std::unique_ptr<ZstdContext> zstd_;
   RunStats stats_;
   const Checkpoint* resume_;
