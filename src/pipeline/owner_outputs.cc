@@ -148,11 +148,10 @@ Status PartitionOwner::open(ExecCollector* collector) {
   if (config_.zstd_level && !config_.exec()) {
     zstd_ = std::make_unique<ZstdContext>(*config_.zstd_level);
   }
-  // One slot per partition this owner writes (one for a single output); a reserve() of n
-  // bytes takes n + 1.
+  // One slot per partition this owner writes (one for a single output).
   const size_t owned = config_.partitions > index_
                            ? (config_.partitions - index_ + count_ - 1) / count_ : 1;
-  arena_ = std::make_unique<OutputArena>(owned, kOutputSlack + flush_size_ + 1);
+  arena_ = std::make_unique<OutputArena>(owned, buffer_bytes() + 1);
   auto wrap = [this](std::unique_ptr<Sink> sink) {
     return zstd_ ? make_zstd_sink(std::move(sink), zstd_.get()) : std::move(sink);
   };
@@ -192,7 +191,7 @@ Status PartitionOwner::open(ExecCollector* collector) {
       outputs_.push_back(Output{wrap(std::move(sink)), new_buffer()});
     }
   }
-  for (Output& output : outputs_) output.buffer.reserve(kOutputSlack + flush_size_);
+  for (Output& output : outputs_) output.buffer.reserve(buffer_bytes());
   if (writes_dead_letters() && config_.on_bad == BadLinePolicy::kDeadLetter) {
     const std::string& path = config_.dead_letter_path;
     Status status;

@@ -68,7 +68,7 @@ Status PartitionOwner::flush(Buffered& output) {
   if (output.buffer.capacity() > 4 * flush_size_) {
     // A huge line passed through: give the memory back (a partition's buffer to its slot).
     decltype(output.buffer)(output.buffer.get_allocator()).swap(output.buffer);
-    output.buffer.reserve(kOutputSlack + flush_size_);
+    output.buffer.reserve(buffer_bytes());
   }
   return status;
 }

@@ -56,6 +56,8 @@ class PartitionOwner {
  private:
   /// Room past the flush size in each buffer, for the line that crosses it.
   static constexpr size_t kOutputSlack = 4096;
+  /// What each partition buffer reserves (its arena slot holds that and the terminating NUL).
+  size_t buffer_bytes() const { return flush_size_ + kOutputSlack; }
 
   struct Output {
     std::unique_ptr<Sink> sink;
