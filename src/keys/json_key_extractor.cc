@@ -38,7 +38,7 @@ std::string_view fault_of(std::string_view line, std::string_view otherwise) {
 
 JsonKeyExtractor::JsonKeyExtractor(std::span<const KeyPath> paths, bool validate,
                                    size_t tree_line_limit, size_t block_window)
-    : walker_(paths), trie_(paths), unescaped_(paths.size()), paths_(paths.begin(), paths.end()),
+    : walker_(paths), trie_(paths), scan_(trie_), unescaped_(paths.size()), paths_(paths.begin(), paths.end()),
       parts_(paths.size()), validate_(validate), tree_line_limit_(tree_line_limit),
       block_window_(std::max<size_t>(1, block_window)) {
 #ifdef SIMDJSON_THREADS_ENABLED
@@ -128,6 +128,7 @@ void JsonKeyExtractor::begin_block(const char* text, size_t size) {
 
 void JsonKeyExtractor::start_window(const char* begin) {
   block_active_ = false;
+  scan_active_ = false;
   auto size = static_cast<size_t>(block_end_ - begin);
   if (size > block_window_) {
     // Up to the end of the line that reaches the window's size.
@@ -138,6 +139,15 @@ void JsonKeyExtractor::start_window(const char* begin) {
   window_text_ = begin;
   window_end_ = begin + size;
   if (size == 0 || size > kBlockLimit) return;
+  escaped_lines_ = 0;
+  scan_active_ = scan_.index(begin, size);
+  if (!scan_active_) parse_window(begin);
+}
+
+void JsonKeyExtractor::parse_window(const char* begin) {
+  block_active_ = false;
+  window_text_ = begin;
+  const auto size = static_cast<size_t>(window_end_ - begin);
   // One batch for the whole window: simdjson then runs stage 1 once, on this thread.
   stream_ = dom::document_stream{};
   if (parser_.parse_many(begin, size, size).get(stream_) != simdjson::SUCCESS) return;
@@ -150,6 +160,22 @@ Extraction JsonKeyExtractor::extract_in_block(std::string_view line, size_t read
   if (!validate_) return extract(line, readable);
   // (A line outside the block, against the contract, is read on its own.)
   if (line.data() >= window_end_ && line.data() < block_end_) start_window(line.data());
+  if (scan_active_ && line.data() >= window_text_ && line.data() < window_end_) {
+    const ScanVerdict verdict =
+        line.size() <= tree_line_limit_ ? scan_.confirm(line, parts_) : ScanVerdict::kUnsure;
+    if (verdict == ScanVerdict::kConfirmed) {
+      ++lines_from_blocks_;
+      ++lines_from_scans_;
+      if (parts_.size() == 1) return key_found(parts_[0]);
+      return key_found(
+          join_key_parts(parts_, [](std::string_view part) { return part; }, composite_));
+    }
+    if (verdict == ScanVerdict::kEscapes && ++escaped_lines_ <= kEscapedLinesAlone) {
+      return extract(line, readable);
+    }
+    scan_active_ = false;
+    parse_window(line.data());
+  }
   if (block_active_) {
     if (std::optional<Extraction> extraction = from_block(line, readable)) {
       ++lines_from_blocks_;

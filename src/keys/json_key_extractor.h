@@ -7,8 +7,10 @@
 // would take many times its size in memory (the checker's memory does not grow with the line).
 // --no-validate uses the walker, which stops as soon as the key is found (long lines too are
 // checked whole: the walker's index would also grow with the line).
-// The routers hand over whole chunks (begin_block): with validation, simdjson then parses the
-// chunk as streams of documents, a window of lines at a time, line results unchanged (see
+// The routers hand over whole chunks (begin_block). With validation, a chunk is then read a
+// window of lines at a time: plain object lines are confirmed from simdjson's structural index
+// alone (plain_object_scan.h), and from the first line the scan cannot confirm, the rest of the
+// window is parsed by simdjson as a stream of documents. Line results are unchanged (see
 // begin_block).
 #pragma once
 
@@ -23,6 +25,7 @@
 #include "keys/json_grammar.h"
 #include "keys/json_path_walker.h"
 #include "keys/key_path.h"
+#include "keys/plain_object_scan.h"
 
 namespace keyshard {
 
@@ -36,12 +39,18 @@ inline constexpr size_t kBlockWindow = 128u << 10;
 /// Windows larger than this (a window of one long line) are parsed line by line.
 inline constexpr size_t kBlockLimit = 4u << 20;
 
+/// Lines with escape sequences in a window that the scan leaves to simdjson one by one; from
+/// the next such line, simdjson parses the rest of the window as a stream.
+inline constexpr size_t kEscapedLinesAlone = 8;
+
 class JsonKeyExtractor {
  public:
   /// Lines longer than `tree_line_limit` go to the grammar checker; `block_window`: see
   /// kBlockWindow.
   JsonKeyExtractor(std::span<const KeyPath> paths, bool validate,
                    size_t tree_line_limit = kTreeLineLimit, size_t block_window = kBlockWindow);
+  JsonKeyExtractor(const JsonKeyExtractor&) = delete;  // (scan_ refers to trie_)
+  JsonKeyExtractor& operator=(const JsonKeyExtractor&) = delete;
 
   /// The key of `line` (without '\n'); `readable` bytes from line.data() may be read, at least
   /// line.size() + kLinePadding. The key stays valid until the next call.
@@ -49,8 +58,11 @@ class JsonKeyExtractor {
 
   /// Starts a block of whole lines, `size` bytes at `text` followed by kLinePadding readable
   /// bytes, whose lines are then passed to extract_in_block in order, each once. With
-  /// validation, simdjson parses each window of lines (kBlockWindow) as a stream of documents,
-  /// which saves its per-parse set-up on every line. A line gets the same result as from
+  /// validation, each window of lines (kBlockWindow) is indexed by simdjson's stage 1 and its
+  /// plain object lines confirmed from the index (PlainObjectScan); the first few lines with
+  /// escape sequences are parsed one by one. From the first other line the scan cannot
+  /// confirm, simdjson parses the rest of the window as a stream of documents, which saves
+  /// its per-parse set-up on every line. A line gets the same result as from
   /// extract(): each document must be an object or array that lies within its line, with only
   /// whitespace after it; at the first line where that does not hold, or any error, the rest
   /// of the window is parsed line by line (so a bad line is judged, and described, exactly as
@@ -59,17 +71,22 @@ class JsonKeyExtractor {
   Extraction extract_in_block(std::string_view line, size_t readable);
   /// How many lines so far had their result from a window's parse.
   size_t lines_from_blocks() const { return lines_from_blocks_; }
+  /// How many of those were confirmed by the scan of a window's structural index.
+  size_t lines_from_scans() const { return lines_from_scans_; }
 
  private:
   Extraction extract_by_grammar(std::string_view line);
   Extraction from_tree(simdjson::dom::element root, std::string_view line, size_t readable);
   std::optional<Extraction> from_block(std::string_view line, size_t readable);
-  /// Parses the window of whole lines that starts at `begin` (a line of the block).
+  /// Starts the window of whole lines that begins at `begin` (a line of the block).
   void start_window(const char* begin);
+  /// Parses the rest of the window, from its line at `begin`, as a stream of documents.
+  void parse_window(const char* begin);
 
   simdjson::dom::parser parser_;
   JsonPathWalker walker_;
   KeyTrie trie_;
+  PlainObjectScan scan_;
   std::vector<std::optional<std::string_view>> values_;  // per part, from the grammar checker
   std::vector<std::string> unescaped_;                   // per part: a string value's bytes
   std::vector<KeyPath> paths_;
@@ -87,7 +104,10 @@ class JsonKeyExtractor {
   simdjson::dom::document_stream::iterator document_;
   bool document_used_ = false;  // the current document gave a line's key: move on first
   bool block_active_ = false;   // the window's documents are being read
+  bool scan_active_ = false;    // the window's lines are being confirmed by scan_
+  size_t escaped_lines_ = 0;    // in the window, lines with escapes judged one by one
   size_t lines_from_blocks_ = 0;
+  size_t lines_from_scans_ = 0;
 };
 
 }  // namespace keyshard

@@ -40,6 +40,8 @@ class KeyExtractor {
   Extraction extract_in_block(std::string_view line, size_t readable);
   /// How many lines so far had their result from a window's parse (see JsonKeyExtractor).
   size_t lines_from_blocks() const { return json_ ? json_->lines_from_blocks() : 0; }
+  /// How many of those the scan of a window's structural index confirmed.
+  size_t lines_from_scans() const { return json_ ? json_->lines_from_scans() : 0; }
 
  private:
   Extraction extract_delimited(std::string_view line);

@@ -1,5 +1,5 @@
 // The -k paths as a trie, so that one walk over a line finds every part of a composite key:
-// used by the On Demand walker and by the grammar checker.
+// used by the On Demand walker, the plain-object scan and the grammar checker.
 #pragma once
 
 #include <cstdint>

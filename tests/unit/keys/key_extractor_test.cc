@@ -1466,7 +1466,95 @@ TEST_CASE("every line of a block gets the result it gets on its own, with or wit
       CAPTURE(extractor.lines_from_blocks());
       CHECK((validate ? extractor.lines_from_blocks() > lines_checked / 3
                       : extractor.lines_from_blocks() == 0));
+      if (!validate) CHECK(extractor.lines_from_scans() == 0);
     }
+  }
+}
+
+TEST_CASE("the scan of a window's structural index agrees with each line on its own") {
+  // The mutated lines as they are and with every backslash taken out, so that many more lines
+  // are objects the scan may confirm; the rest are invalid in every other way the mutations
+  // make. Each line's result in a block must be its result alone.
+  // To them come plain lines in which every key set finds strings, and their mutations.
+  constexpr std::string_view kPlainSeeds[] = {
+      R"({"k":"p","a":["q","r"],"o":{"x":"s"}})",
+      R"({"o":{"y":[1,2.5e-3,true,null],"x":"in"},"a":{"1":"one"},"k":"v","n":-0})",
+      R"({ "a" : [ "0" , "1" ] , "k" : "spaced" , "o" : { "x" : "x" } })",
+      R"({"\u006b":"escaped first","k":"plain second","o":{"x":"\ud83d\ude00"},"a":["p","\""]})",
+  };
+  std::mt19937_64 random(20261204);
+  std::vector<std::string> plain(mutated_lines());
+  for (int i = 0; i < 3000; ++i) {
+    const std::string_view seed = kPlainSeeds[static_cast<size_t>(i) % std::size(kPlainSeeds)];
+    plain.push_back(i < 30 ? std::string(seed) : mutate(std::string(seed), random));
+  }
+  for (size_t i = 0, lines = plain.size(); i < lines; ++i) {
+    std::string line = plain[i];
+    std::erase(line, '\\');
+    plain.push_back(line);
+  }
+  auto below = [&random](size_t n) {
+    return static_cast<size_t>(std::uniform_int_distribution<uint64_t>(0, n - 1)(random));
+  };
+  for (size_t set = 0; set < kDifferentialKeys.size(); ++set) {
+    KeyExtractor alone(json_spec(kDifferentialKeys[set], true));
+    std::vector<std::string> keyed;  // the lines that give a key on their own
+    for (const std::string& line : plain) {
+      if (run(alone, line).ok) keyed.push_back(line);
+    }
+    REQUIRE(keyed.size() > 100);
+    std::vector<KeyExtractor> in_blocks;
+    for (const size_t window : {kBlockWindow, size_t{256}, size_t{1}}) {
+      KeySpec spec = json_spec(kDifferentialKeys[set], true);
+      spec.block_window = window;
+      in_blocks.emplace_back(spec);
+    }
+    size_t lines_checked = 0;
+    size_t disagreements = 0;
+    for (int block = 0; block < 2000; ++block) {
+      // Mostly lines that give a key, so that long runs of them are scanned.
+      std::vector<std::string> lines(1 + below(60));
+      for (std::string& line : lines) {
+        line = below(10) < 8 ? keyed[below(keyed.size())] : plain[below(plain.size())];
+      }
+      std::string text;
+      std::vector<size_t> starts;
+      for (const std::string& line : lines) {
+        starts.push_back(text.size());
+        text += line + "\n";
+      }
+      const size_t size = text.size();
+      text.append(kLinePadding, '\0');
+      for (KeyExtractor& extractor : in_blocks) extractor.begin_block(text.data(), size);
+      for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string_view line(text.data() + starts[i], lines[i].size());
+        const Outcome expected = run(alone, line);
+        ++lines_checked;
+        for (size_t e = 0; e < in_blocks.size(); ++e) {
+          const Outcome actual =
+              outcome_of(in_blocks[e].extract_in_block(line, text.size() - starts[i]));
+          const bool same = actual.ok == expected.ok && actual.reason == expected.reason &&
+                            actual.detail == expected.detail && actual.key == expected.key;
+          if (!same && ++disagreements <= 10) {
+            INFO("set ", set, ", block ", block, ", line ", i, ", window kind ", e, ": ",
+                 printable(lines[i]));
+            INFO("alone:    ", describe(expected));
+            INFO("in block: ", describe(actual));
+            CHECK(same);
+          }
+        }
+      }
+    }
+    CAPTURE(set);
+    CHECK(disagreements == 0);
+    CAPTURE(lines_checked);
+    // The scan must have confirmed many of them. (In large windows fewer: from the first line
+    // it cannot confirm, the rest of a window goes to the DOM parser.)
+    for (const KeyExtractor& extractor : in_blocks) {
+      CAPTURE(extractor.lines_from_scans());
+      CHECK(extractor.lines_from_scans() > 0);
+    }
+    CHECK(in_blocks.back().lines_from_scans() > lines_checked / 10);
   }
 }
 

@@ -1,0 +1,290 @@
+#include "keys/plain_object_scan.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+namespace keyshard {
+namespace {
+
+constexpr uint32_t kNoNode = KeyTrie::kNoNode;
+
+bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+
+// Whether `c` may follow a value inside an object or an array.
+bool ends_value(char c) {
+  return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\r';
+}
+
+bool literal_at(const char* at, const char* limit, std::string_view word) {
+  return static_cast<size_t>(limit - at) > word.size() &&
+         std::memcmp(at, word.data(), word.size()) == 0 && ends_value(at[word.size()]);
+}
+
+// Whether a number or a literal starts at `at` (before `limit`, the end of the line) and is
+// followed, within the line, by a byte that may follow a value inside a container.
+bool scalar_at(const char* at, const char* limit) {
+  switch (*at) {
+    case 't': return literal_at(at, limit, "true");
+    case 'f': return literal_at(at, limit, "false");
+    case 'n': return literal_at(at, limit, "null");
+    default: break;
+  }
+  const char* p = at;
+  if (*p == '-') ++p;
+  if (p == limit || !is_digit(*p)) return false;
+  if (*p++ != '0') {
+    while (p < limit && is_digit(*p)) ++p;
+  }
+  if (p < limit && *p == '.') {
+    if (++p == limit || !is_digit(*p)) return false;
+    while (p < limit && is_digit(*p)) ++p;
+  }
+  if (p < limit && (*p == 'e' || *p == 'E')) {
+    if (++p < limit && (*p == '+' || *p == '-')) ++p;
+    if (p == limit || !is_digit(*p)) return false;
+    while (p < limit && is_digit(*p)) ++p;
+  }
+  return p < limit && ends_value(*p);
+}
+
+// The value of the four hex digits at `at`, or nullopt.
+std::optional<unsigned> hex4_at(const char* at, const char* limit) {
+  if (limit - at < 4) return std::nullopt;
+  unsigned code = 0;
+  for (int i = 0; i < 4; ++i) {
+    const char c = at[i];
+    unsigned digit = 0;
+    if (c >= '0' && c <= '9') digit = static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'f') digit = static_cast<unsigned>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') digit = static_cast<unsigned>(c - 'A' + 10);
+    else return std::nullopt;
+    code = code << 4 | digit;
+  }
+  return code;
+}
+
+// Whether every backslash from `at` (the first in the line) to `limit` starts a valid escape
+// sequence, a surrogate pair written as two \u escapes included. Stage 1 paired the quotes
+// and the walk then checks that no backslash lies outside a string, so reading the escapes
+// one after another from the first finds each one's start.
+bool escapes_valid(const char* at, const char* limit) {
+  while (at != nullptr) {
+    if (limit - at < 2) return false;
+    switch (at[1]) {
+      case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+        at += 2;
+        break;
+      case 'u': {
+        const std::optional<unsigned> code = hex4_at(at + 2, limit);
+        if (!code || (*code >= 0xdc00 && *code <= 0xdfff)) return false;
+        at += 6;
+        if (*code >= 0xd800 && *code <= 0xdbff) {  // a low surrogate must follow
+          if (limit - at < 2 || at[0] != '\\' || at[1] != 'u') return false;
+          const std::optional<unsigned> low = hex4_at(at + 2, limit);
+          if (!low || *low < 0xdc00 || *low > 0xdfff) return false;
+          at += 6;
+        }
+        break;
+      }
+      default: return false;
+    }
+    at = static_cast<const char*>(std::memchr(at, '\\', static_cast<size_t>(limit - at)));
+  }
+  return true;
+}
+
+bool plain_name(std::string_view name) {
+  return std::none_of(name.begin(), name.end(), [](char c) {
+    return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+  });
+}
+
+}  // namespace
+
+PlainObjectScan::PlainObjectScan(const KeyTrie& trie) : trie_(trie) {
+  for (const KeyTrie::Node& node : trie_.nodes) {
+    if (node.children.size() > 64) usable_ = false;
+    for (const KeyTrie::Child& child : node.children) {
+      if (!plain_name(child.name)) usable_ = false;
+    }
+  }
+}
+
+bool PlainObjectScan::index(const char* text, size_t size) {
+  text_ = text;
+  next_ = end_ = nullptr;
+  window_end_ = text + size;
+  if (!usable_ || size == 0) return false;
+  if (!indexer_.implementation || indexer_.capacity() < size) {
+    const size_t capacity = (size + 0xffff) & ~size_t{0xffff};
+    if (indexer_.allocate(capacity) != simdjson::SUCCESS) return false;
+  }
+  simdjson::internal::dom_parser_implementation& stage1 = *indexer_.implementation;
+  if (stage1.stage1(reinterpret_cast<const uint8_t*>(text), size,
+                    simdjson::stage1_mode::regular) != simdjson::SUCCESS) {
+    return false;
+  }
+  next_ = stage1.structural_indexes.get();
+  end_ = next_ + stage1.n_structural_indexes;
+  // Stage 1 ends the index with the window's size (and room for it): no line reaches that
+  // far, so a walk stops there without comparing against end_.
+  stage1.structural_indexes[stage1.n_structural_indexes] = static_cast<uint32_t>(size);
+  const auto* backslash = static_cast<const char*>(std::memchr(text, '\\', size));
+  backslash_ = backslash != nullptr ? backslash : window_end_;
+  return true;
+}
+
+ScanVerdict PlainObjectScan::confirm(std::string_view line,
+                                     std::vector<std::string_view>& parts) {
+  const char* begin = line.data();
+  const char* end = begin + line.size();
+  if (next_ == nullptr || begin < text_ || end > window_end_) return ScanVerdict::kUnsure;
+  if (backslash_ < begin) {
+    const auto* backslash =
+        static_cast<const char*>(std::memchr(begin, '\\', static_cast<size_t>(window_end_ - begin)));
+    backslash_ = backslash != nullptr ? backslash : window_end_;
+  }
+  const bool escapes = backslash_ < end;
+  if (escapes && !escapes_valid(backslash_, end)) return ScanVerdict::kEscapes;
+  const auto line_begin = static_cast<uint32_t>(begin - text_);
+  while (next_ < end_ && *next_ < line_begin) ++next_;  // (a line passed over)
+  return walk(end, escapes, parts);
+}
+
+// A walk over the line's structurals: the next one's byte is peek() ('\0' past the line).
+// Each label is a point of the JSON grammar; the containers entered are on `stack`.
+ScanVerdict PlainObjectScan::walk(const char* line_end, bool escapes,
+                                  std::vector<std::string_view>& parts) {
+  constexpr ScanVerdict kUnsure = ScanVerdict::kUnsure;
+  struct Level {
+    uint32_t node;     // the container's node in the trie
+    uint32_t element;  // in an array: the index of the current element
+    uint64_t matched;  // in an object: the trie children whose member came already
+    bool array;
+  };
+  Level stack[kMaxScanDepth];
+  int depth = 0;
+  size_t found = 0;
+  const auto limit = static_cast<uint32_t>(line_end - text_);
+  const uint32_t* s = next_;
+  auto in_line = [&] { return *s < limit; };  // (*end_ is past every line)
+  auto peek = [&] { return in_line() ? text_[*s] : '\0'; };
+  // In a line with escapes: whether the string at *s holds one (it ends before the next
+  // structural).
+  auto escaped_string = [&] {
+    return escapes && std::memchr(text_ + *s, '\\', s[1] - *s) != nullptr;
+  };
+
+  // The trie node of the member whose name starts at `name`, in the object on top.
+  auto member_node = [&](Level& level, const char* name) {
+    if (level.node == kNoNode) return kNoNode;
+    const auto& children = trie_.nodes[level.node].children;
+    const auto room = static_cast<size_t>(line_end - name);
+    for (size_t i = 0; i < children.size(); ++i) {
+      const std::string& want = children[i].name;
+      // The line holds no backslash, so the name ends at the first quote after it.
+      if (room <= want.size() || name[want.size()] != '"') continue;
+      size_t same = 0;
+      while (same < want.size() && name[same] == want[same]) ++same;
+      if (same < want.size()) continue;
+      if (level.matched & (uint64_t{1} << i)) return kNoNode;  // the first member counts
+      level.matched |= uint64_t{1} << i;
+      return children[i].node;
+    }
+    return kNoNode;
+  };
+  auto element_node = [&](const Level& level) {
+    if (level.node == kNoNode) return kNoNode;
+    for (const KeyTrie::Child& child : trie_.nodes[level.node].children) {
+      if (child.array_index == level.element) return child.node;
+    }
+    return kNoNode;
+  };
+
+  uint32_t node = 0;  // the trie node of the value that comes next
+  char c = peek();
+  bool key_part = false;
+  if (c != '{') return kUnsure;
+
+object_begin:  // at '{'
+  if (depth == kMaxScanDepth) return kUnsure;
+  stack[depth++] = Level{node, 0, 0, false};
+  ++s;
+  c = peek();
+  if (c == '}') {
+    ++s;
+    goto container_end;
+  }
+member:  // at a member's name (c)
+  if (c != '"') return kUnsure;
+  // (An escaped name might be a -k name written another way.)
+  if (stack[depth - 1].node != kNoNode && escaped_string()) return ScanVerdict::kEscapes;
+  node = member_node(stack[depth - 1], text_ + *s + 1);
+  ++s;
+  if (peek() != ':') return kUnsure;
+  ++s;
+  c = peek();
+  goto value;
+
+array_begin:  // at '['
+  if (depth == kMaxScanDepth) return kUnsure;
+  stack[depth++] = Level{node, 0, 0, true};
+  ++s;
+  c = peek();
+  if (c == ']') {
+    ++s;
+    goto container_end;
+  }
+  node = element_node(stack[depth - 1]);
+
+value:  // at a value (c), whose trie node is `node`
+  key_part = node != kNoNode && !trie_.nodes[node].parts.empty();
+  switch (c) {
+    case '{':
+      if (key_part) return kUnsure;
+      goto object_begin;
+    case '[':
+      if (key_part) return kUnsure;
+      goto array_begin;
+    case '"':
+      if (key_part) {
+        if (escaped_string()) return ScanVerdict::kEscapes;  // a key to unescape
+        const char* text = text_ + *s + 1;
+        const auto* close = static_cast<const char*>(
+            std::memchr(text, '"', static_cast<size_t>(line_end - text)));
+        if (close == nullptr) return kUnsure;
+        for (const uint32_t part : trie_.nodes[node].parts) {
+          parts[part] = std::string_view(text, static_cast<size_t>(close - text));
+          ++found;
+        }
+      }
+      break;
+    case '\0': return kUnsure;
+    default:
+      if (key_part || !scalar_at(text_ + *s, line_end)) return kUnsure;
+  }
+  ++s;
+
+after_value:  // inside the container on top
+  c = peek();
+  if (c == ',') {
+    ++s;
+    Level& level = stack[depth - 1];
+    c = peek();
+    if (!level.array) goto member;
+    ++level.element;
+    node = element_node(level);
+    goto value;
+  }
+  if (c != (stack[depth - 1].array ? ']' : '}')) return kUnsure;
+  ++s;
+
+container_end:  // just after a container's last byte
+  if (--depth > 0) goto after_value;
+  if (in_line()) return kUnsure;  // nothing may follow the line's object
+  next_ = s;
+  return found == trie_.parts ? ScanVerdict::kConfirmed : kUnsure;
+}
+
+}  // namespace keyshard
