@@ -38,7 +38,8 @@ std::string_view fault_of(std::string_view line, std::string_view otherwise) {
 
 JsonKeyExtractor::JsonKeyExtractor(std::span<const KeyPath> paths, bool validate,
                                    size_t tree_line_limit, size_t block_window)
-    : walker_(paths), trie_(paths), scan_(trie_), unescaped_(paths.size()), paths_(paths.begin(), paths.end()),
+    : walker_(paths), trie_(paths), scan_(trie_), unescaped_(paths.size()),
+      paths_(paths.begin(), paths.end()),
       parts_(paths.size()), validate_(validate), tree_line_limit_(tree_line_limit),
       block_window_(std::max<size_t>(1, block_window)) {
 #ifdef SIMDJSON_THREADS_ENABLED

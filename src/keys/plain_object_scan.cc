@@ -7,7 +7,6 @@
 namespace keyshard {
 namespace {
 
-constexpr uint32_t kNoNode = KeyTrie::kNoNode;
 
 bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
 
@@ -141,8 +140,8 @@ ScanVerdict PlainObjectScan::confirm(std::string_view line,
   const char* end = begin + line.size();
   if (next_ == nullptr || begin < text_ || end > window_end_) return ScanVerdict::kUnsure;
   if (backslash_ < begin) {
-    const auto* backslash =
-        static_cast<const char*>(std::memchr(begin, '\\', static_cast<size_t>(window_end_ - begin)));
+    const auto* backslash = static_cast<const char*>(
+        std::memchr(begin, '\\', static_cast<size_t>(window_end_ - begin)));
     backslash_ = backslash != nullptr ? backslash : window_end_;
   }
   const bool escapes = backslash_ < end;
@@ -178,7 +177,7 @@ ScanVerdict PlainObjectScan::walk(const char* line_end, bool escapes,
 
   // The trie node of the member whose name starts at `name`, in the object on top.
   auto member_node = [&](Level& level, const char* name) {
-    if (level.node == kNoNode) return kNoNode;
+    if (level.node == KeyTrie::kNoNode) return KeyTrie::kNoNode;
     const auto& children = trie_.nodes[level.node].children;
     const auto room = static_cast<size_t>(line_end - name);
     for (size_t i = 0; i < children.size(); ++i) {
@@ -188,18 +187,18 @@ ScanVerdict PlainObjectScan::walk(const char* line_end, bool escapes,
       size_t same = 0;
       while (same < want.size() && name[same] == want[same]) ++same;
       if (same < want.size()) continue;
-      if (level.matched & (uint64_t{1} << i)) return kNoNode;  // the first member counts
+      if (level.matched & (uint64_t{1} << i)) return KeyTrie::kNoNode;  // the first member counts
       level.matched |= uint64_t{1} << i;
       return children[i].node;
     }
-    return kNoNode;
+    return KeyTrie::kNoNode;
   };
   auto element_node = [&](const Level& level) {
-    if (level.node == kNoNode) return kNoNode;
+    if (level.node == KeyTrie::kNoNode) return KeyTrie::kNoNode;
     for (const KeyTrie::Child& child : trie_.nodes[level.node].children) {
       if (child.array_index == level.element) return child.node;
     }
-    return kNoNode;
+    return KeyTrie::kNoNode;
   };
 
   uint32_t node = 0;  // the trie node of the value that comes next
@@ -219,7 +218,7 @@ object_begin:  // at '{'
 member:  // at a member's name (c)
   if (c != '"') return kUnsure;
   // (An escaped name might be a -k name written another way.)
-  if (stack[depth - 1].node != kNoNode && escaped_string()) return ScanVerdict::kEscapes;
+  if (stack[depth - 1].node != KeyTrie::kNoNode && escaped_string()) return ScanVerdict::kEscapes;
   node = member_node(stack[depth - 1], text_ + *s + 1);
   ++s;
   if (peek() != ':') return kUnsure;
@@ -239,7 +238,7 @@ array_begin:  // at '['
   node = element_node(stack[depth - 1]);
 
 value:  // at a value (c), whose trie node is `node`
-  key_part = node != kNoNode && !trie_.nodes[node].parts.empty();
+  key_part = node != KeyTrie::kNoNode && !trie_.nodes[node].parts.empty();
   switch (c) {
     case '{':
       if (key_part) return kUnsure;
