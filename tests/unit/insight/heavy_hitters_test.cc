@@ -38,7 +38,9 @@ void check_bounds(const HeavyHitters& summary, const std::map<std::string, uint6
   const uint64_t bound = summary.error_bound();
   std::map<std::string, uint64_t> reported;
   for (const auto& entry : summary.top(SIZE_MAX)) reported[entry.key] = entry.count;
-  for (const auto& [key, count] : truth) {
+  for (const auto& entry : truth) {
+    const std::string& key = entry.first;  // (clang 14 cannot capture a structured binding)
+    const uint64_t count = entry.second;
     CAPTURE(key);
     CAPTURE(count);
     CAPTURE(bound);

@@ -325,7 +325,8 @@ TEST_CASE("an invalid line's detail names its fault, the same in every mode") {
       {R"({"a":1,,"k":2})", "expected a member name"},
       {"\xEF\xBB\xBF{\"k\":1}", "a byte order mark (U+FEFF) before the JSON value"},
   };
-  for (const auto& [line, expected] : cases) {
+  for (const auto& [line_text, expected] : cases) {
+    const auto& line = line_text;  // (clang 14 cannot capture a structured binding in INFO)
     for (const Mode mode : modes_of(Modes::kBoth)) {
       KeyExtractor extractor(json_spec({"k"}, mode.validate, mode.tree_line_limit));
       const Outcome outcome = run(extractor, line, Padding::kNextLine);
