@@ -1375,6 +1375,57 @@ std::vector<std::string> block_lines_for(std::mt19937_64& random,
   return lines;
 }
 
+// Extractors over blocks parsed in windows of several sizes, compared with one that reads each
+// line alone.
+struct BlockComparison {
+  KeyExtractor alone;
+  std::vector<KeyExtractor> in_blocks;  // windows of kBlockWindow, 256 bytes and one line
+  size_t lines_checked = 0;
+  size_t disagreements = 0;
+
+  explicit BlockComparison(const KeySpec& spec) : alone(spec) {
+    for (const size_t window : {kBlockWindow, size_t{256}, size_t{1}}) {
+      KeySpec windowed = spec;
+      windowed.block_window = window;
+      in_blocks.emplace_back(windowed);
+    }
+  }
+
+  // Hands `lines` to every in-block extractor as one block ('\n' after each line, but the last
+  // unless `final_newline`; `padding` bytes after it) and counts each line whose result in a
+  // block differs from its result alone; the first few are reported. `context` names the case.
+  void check(const std::vector<std::string>& lines, bool final_newline, char padding,
+             const std::string& context) {
+    std::string text;
+    std::vector<size_t> starts;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      starts.push_back(text.size());
+      text += lines[i];
+      if (i + 1 < lines.size() || final_newline) text += '\n';
+    }
+    const size_t size = text.size();
+    text.append(kLinePadding, padding);
+    for (KeyExtractor& extractor : in_blocks) extractor.begin_block(text.data(), size);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const std::string_view line(text.data() + starts[i], lines[i].size());
+      const size_t readable = text.size() - starts[i];
+      const Outcome expected = run(alone, line);
+      ++lines_checked;
+      for (size_t e = 0; e < in_blocks.size(); ++e) {
+        const Outcome actual = outcome_of(in_blocks[e].extract_in_block(line, readable));
+        const bool same = actual.ok == expected.ok && actual.reason == expected.reason &&
+                          actual.detail == expected.detail && actual.key == expected.key;
+        if (!same && ++disagreements <= 10) {
+          INFO(context, ", line ", i, ", window kind ", e, ": ", printable(lines[i]));
+          INFO("alone:    ", describe(expected));
+          INFO("in block: ", describe(actual));
+          CHECK(same);
+        }
+      }
+    }
+  }
+};
+
 }  // namespace
 
 TEST_CASE("a line outside any block is read on its own") {
@@ -1416,54 +1467,20 @@ TEST_CASE("every line of a block gets the result it gets on its own, with or wit
   for (size_t run_of = 0; run_of < 2 * kDifferentialKeys.size(); ++run_of) {
     const size_t set = run_of % kDifferentialKeys.size();
     const bool validate = run_of < kDifferentialKeys.size();
-    KeyExtractor alone(json_spec(kDifferentialKeys[set], validate));
-    std::vector<KeyExtractor> in_blocks;
-    for (const size_t window : {kBlockWindow, size_t{256}, size_t{1}}) {
-      KeySpec spec = json_spec(kDifferentialKeys[set], validate);
-      spec.block_window = window;
-      in_blocks.emplace_back(spec);
-    }
-    size_t lines_checked = 0;
-    size_t disagreements = 0;
+    BlockComparison blocks(json_spec(kDifferentialKeys[set], validate));
     for (int block = 0; block < 3000; ++block) {
-      const std::vector<std::string> lines = block_lines_for(random, valid);
-      const bool final_newline = block % 5 != 0;
-      std::string text;
-      std::vector<size_t> starts;
-      for (size_t i = 0; i < lines.size(); ++i) {
-        starts.push_back(text.size());
-        text += lines[i];
-        if (i + 1 < lines.size() || final_newline) text += '\n';
-      }
-      const size_t size = text.size();
-      text.append(kLinePadding, block % 2 == 0 ? '\0' : '}');
-      for (KeyExtractor& extractor : in_blocks) extractor.begin_block(text.data(), size);
-      for (size_t i = 0; i < lines.size(); ++i) {
-        const std::string_view line(text.data() + starts[i], lines[i].size());
-        const size_t readable = text.size() - starts[i];
-        const Outcome expected = run(alone, line);
-        ++lines_checked;
-        for (size_t e = 0; e < in_blocks.size(); ++e) {
-          const Outcome actual = outcome_of(in_blocks[e].extract_in_block(line, readable));
-          const bool same = actual.ok == expected.ok && actual.reason == expected.reason &&
-                            actual.detail == expected.detail && actual.key == expected.key;
-          if (!same && ++disagreements <= 10) {
-            INFO("block ", block, ", line ", i, ", window kind ", e, ": ", printable(lines[i]));
-            INFO("alone:    ", describe(expected));
-            INFO("in block: ", describe(actual));
-            CHECK(same);
-          }
-        }
-      }
+      blocks.check(block_lines_for(random, valid), block % 5 != 0, block % 2 == 0 ? '\0' : '}',
+                   "block " + std::to_string(block));
     }
     CAPTURE(set);
     CAPTURE(validate);
-    CHECK(disagreements == 0);
+    CHECK(blocks.disagreements == 0);
     // Validating, most lines must have come from whole-block parses, or the test proves little.
     // (With --no-validate every line is read on its own: this checks that its result does not
     // depend on the lines after it in the block.)
+    const size_t lines_checked = blocks.lines_checked;
     CAPTURE(lines_checked);
-    for (const KeyExtractor& extractor : in_blocks) {
+    for (const KeyExtractor& extractor : blocks.in_blocks) {
       CAPTURE(extractor.lines_from_blocks());
       CHECK((validate ? extractor.lines_from_blocks() > lines_checked / 3
                       : extractor.lines_from_blocks() == 0));
@@ -1498,64 +1515,32 @@ TEST_CASE("the scan of a window's structural index agrees with each line on its 
     return static_cast<size_t>(std::uniform_int_distribution<uint64_t>(0, n - 1)(random));
   };
   for (size_t set = 0; set < kDifferentialKeys.size(); ++set) {
-    KeyExtractor alone(json_spec(kDifferentialKeys[set], true));
+    BlockComparison blocks(json_spec(kDifferentialKeys[set], true));
     std::vector<std::string> keyed;  // the lines that give a key on their own
     for (const std::string& line : plain) {
-      if (run(alone, line).ok) keyed.push_back(line);
+      if (run(blocks.alone, line).ok) keyed.push_back(line);
     }
     REQUIRE(keyed.size() > 100);
-    std::vector<KeyExtractor> in_blocks;
-    for (const size_t window : {kBlockWindow, size_t{256}, size_t{1}}) {
-      KeySpec spec = json_spec(kDifferentialKeys[set], true);
-      spec.block_window = window;
-      in_blocks.emplace_back(spec);
-    }
-    size_t lines_checked = 0;
-    size_t disagreements = 0;
     for (int block = 0; block < 2000; ++block) {
       // Mostly lines that give a key, so that long runs of them are scanned.
       std::vector<std::string> lines(1 + below(60));
       for (std::string& line : lines) {
         line = below(10) < 8 ? keyed[below(keyed.size())] : plain[below(plain.size())];
       }
-      std::string text;
-      std::vector<size_t> starts;
-      for (const std::string& line : lines) {
-        starts.push_back(text.size());
-        text += line + "\n";
-      }
-      const size_t size = text.size();
-      text.append(kLinePadding, '\0');
-      for (KeyExtractor& extractor : in_blocks) extractor.begin_block(text.data(), size);
-      for (size_t i = 0; i < lines.size(); ++i) {
-        const std::string_view line(text.data() + starts[i], lines[i].size());
-        const Outcome expected = run(alone, line);
-        ++lines_checked;
-        for (size_t e = 0; e < in_blocks.size(); ++e) {
-          const Outcome actual =
-              outcome_of(in_blocks[e].extract_in_block(line, text.size() - starts[i]));
-          const bool same = actual.ok == expected.ok && actual.reason == expected.reason &&
-                            actual.detail == expected.detail && actual.key == expected.key;
-          if (!same && ++disagreements <= 10) {
-            INFO("set ", set, ", block ", block, ", line ", i, ", window kind ", e, ": ",
-                 printable(lines[i]));
-            INFO("alone:    ", describe(expected));
-            INFO("in block: ", describe(actual));
-            CHECK(same);
-          }
-        }
-      }
+      blocks.check(lines, true, '\0', "set " + std::to_string(set) + ", block " +
+                                          std::to_string(block));
     }
     CAPTURE(set);
-    CHECK(disagreements == 0);
+    CHECK(blocks.disagreements == 0);
+    const size_t lines_checked = blocks.lines_checked;
     CAPTURE(lines_checked);
     // The scan must have confirmed many of them. (In large windows fewer: from the first line
     // it cannot confirm, the rest of a window goes to the DOM parser.)
-    for (const KeyExtractor& extractor : in_blocks) {
+    for (const KeyExtractor& extractor : blocks.in_blocks) {
       CAPTURE(extractor.lines_from_scans());
       CHECK(extractor.lines_from_scans() > 0);
     }
-    CHECK(in_blocks.back().lines_from_scans() > lines_checked / 10);
+    CHECK(blocks.in_blocks.back().lines_from_scans() > lines_checked / 10);
   }
 }
 
