@@ -67,6 +67,10 @@ Extraction JsonKeyExtractor::extract_by_grammar(std::string_view line) {
       parts_[part] = unescaped_[part];
     }
   }
+  return key_from_parts();
+}
+
+Extraction JsonKeyExtractor::key_from_parts() {
   if (parts_.size() == 1) return key_found(parts_[0]);
   return key_found(join_key_parts(parts_, [](std::string_view part) { return part; }, composite_));
 }
@@ -117,8 +121,7 @@ Extraction JsonKeyExtractor::from_tree(dom::element root, std::string_view line,
       case Lookup::kOther: return walker_.extract(line, readable);  // needs the raw text
     }
   }
-  if (parts_.size() == 1) return key_found(parts_[0]);
-  return key_found(join_key_parts(parts_, [](std::string_view part) { return part; }, composite_));
+  return key_from_parts();
 }
 
 void JsonKeyExtractor::begin_block(const char* text, size_t size) {
@@ -167,9 +170,7 @@ Extraction JsonKeyExtractor::extract_in_block(std::string_view line, size_t read
     if (verdict == ScanVerdict::kConfirmed) {
       ++lines_from_blocks_;
       ++lines_from_scans_;
-      if (parts_.size() == 1) return key_found(parts_[0]);
-      return key_found(
-          join_key_parts(parts_, [](std::string_view part) { return part; }, composite_));
+      return key_from_parts();
     }
     if (verdict == ScanVerdict::kEscapes && ++escaped_lines_ <= kEscapedLinesAlone) {
       return extract(line, readable);

@@ -76,6 +76,8 @@ class JsonKeyExtractor {
 
  private:
   Extraction extract_by_grammar(std::string_view line);
+  /// The key made of parts_ (one part, or the parts joined).
+  Extraction key_from_parts();
   Extraction from_tree(simdjson::dom::element root, std::string_view line, size_t readable);
   std::optional<Extraction> from_block(std::string_view line, size_t readable);
   /// Starts the window of whole lines that begins at `begin` (a line of the block).
