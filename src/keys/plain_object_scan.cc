@@ -7,7 +7,6 @@
 namespace keyshard {
 namespace {
 
-
 bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
 
 // Whether `c` may follow a value inside an object or an array.
@@ -182,7 +181,8 @@ ScanVerdict PlainObjectScan::walk(const char* line_end, bool escapes,
     const auto room = static_cast<size_t>(line_end - name);
     for (size_t i = 0; i < children.size(); ++i) {
       const std::string& want = children[i].name;
-      // The line holds no backslash, so the name ends at the first quote after it.
+      // `want` holds no quote or backslash, so if the name starts with it and a quote follows,
+      // that quote ends the name.
       if (room <= want.size() || name[want.size()] != '"') continue;
       size_t same = 0;
       while (same < want.size() && name[same] == want[same]) ++same;
@@ -206,15 +206,19 @@ ScanVerdict PlainObjectScan::walk(const char* line_end, bool escapes,
   bool key_part = false;
   if (c != '{') return kUnsure;
 
-object_begin:  // at '{'
+open:  // at '{' or '[' (c)
   if (depth == kMaxScanDepth) return kUnsure;
-  stack[depth++] = Level{node, 0, 0, false};
+  stack[depth++] = Level{node, 0, 0, c == '['};
   ++s;
   c = peek();
-  if (c == '}') {
+  if (c == (stack[depth - 1].array ? ']' : '}')) {
     ++s;
     goto container_end;
   }
+  if (!stack[depth - 1].array) goto member;
+  node = element_node(stack[depth - 1]);
+  goto value;
+
 member:  // at a member's name (c)
   if (c != '"') return kUnsure;
   // (An escaped name might be a -k name written another way.)
@@ -224,28 +228,14 @@ member:  // at a member's name (c)
   if (peek() != ':') return kUnsure;
   ++s;
   c = peek();
-  goto value;
-
-array_begin:  // at '['
-  if (depth == kMaxScanDepth) return kUnsure;
-  stack[depth++] = Level{node, 0, 0, true};
-  ++s;
-  c = peek();
-  if (c == ']') {
-    ++s;
-    goto container_end;
-  }
-  node = element_node(stack[depth - 1]);
 
 value:  // at a value (c), whose trie node is `node`
   key_part = node != KeyTrie::kNoNode && !trie_.nodes[node].parts.empty();
   switch (c) {
     case '{':
-      if (key_part) return kUnsure;
-      goto object_begin;
     case '[':
       if (key_part) return kUnsure;
-      goto array_begin;
+      goto open;
     case '"':
       if (key_part) {
         if (escaped_string()) return ScanVerdict::kEscapes;  // a key to unescape
