@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -142,6 +143,12 @@ std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
   const std::string command = chosen.empty() ? "" : chosen.front()->get_name();
   std::string text = plain_cli11_text(error.what());
   text.erase(std::remove(text.begin(), text.end(), kMark), text.end());  // see mark_bracketed_words
+  if (chosen.empty() && text.starts_with("A subcommand is required")) {
+    // `keyshard` alone, or with options only: the commands there are.
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app->get_subcommands({})) names.push_back(sub->get_name());
+    text = fmt::format("a command is required: one of {}", fmt::join(names, ", "));
+  }
   if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr ||
       dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
     // An unknown option also leaves the words after it unplaced, or a required option missing

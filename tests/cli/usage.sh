@@ -68,6 +68,10 @@ expect_eq "$STATUS" 1 "missing input"
 expect_contains "$ERR" "keyshard: missing.ndjson: cannot open" "missing input message"
 run_status ks frobnicate
 expect_eq "$STATUS" 2 "unknown subcommand"
+run_status ks
+expect_eq "$STATUS" 2 "no command"
+expect_contains "$ERR" "a command is required: one of split, " "no command: the commands listed"
+expect_contains "$ERR" "Run 'keyshard --help'" "no command: where to look"
 run_status ks splt -k id -n 2 -o out in.ndjson
 expect_eq "$STATUS" 2 "misspelt subcommand"
 expect_contains "$ERR" "did you mean 'split'?" "subcommand suggestion"
