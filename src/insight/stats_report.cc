@@ -73,8 +73,9 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
   const auto top = stats.heavy_hitters.top(request.top);
   if (!top.empty()) {
     const Partitioner partitioner(config.hash, config.partitions);
-    fmt::format_to(it, "\nheaviest keys (each count at most {} low):\n",
-                   stats.heavy_hitters.error_bound());
+    const uint64_t bound = stats.heavy_hitters.error_bound();
+    fmt::format_to(it, "\nheaviest keys ({}):\n",
+                   bound == 0 ? "counts exact" : fmt::format("each count at most {} low", bound));
     out += "  share       events  partition  key\n";
     for (const auto& entry : top) {
       // Of the events that have a key, as in split's summary (--missing-key partition:P

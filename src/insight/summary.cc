@@ -113,8 +113,10 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
   }
   const auto top = stats.heavy_hitters.top(kTopKeysText);
   if (!top.empty()) {
-    fmt::format_to(it, "  heaviest keys (each count at most {} low):\n",
-                   with_commas(stats.heavy_hitters.error_bound()));
+    const uint64_t bound = stats.heavy_hitters.error_bound();
+    fmt::format_to(it, "  heaviest keys ({}):\n",
+                   bound == 0 ? "counts exact"
+                              : fmt::format("each count at most {} low", with_commas(bound)));
     for (const auto& entry : top) {
       fmt::format_to(it, "    {:<32} {:>6.2f}%  {:>12} event{}\n", HeavyHitters::display(entry),
                      100 * share_of(entry.count, stats.heavy_hitters.total()),

@@ -129,6 +129,16 @@ assert report["what_if_salted"]["keys"] == 2 and report["what_if_salted"]["keys_
 PY
 pass "stats: keys over 256 bytes are cut, their partition unknown, left out of the what-if"
 
+# The bound on the counts: stated when there is one; with fewer events than 257 there is none.
+expect_contains "$(cat long.txt)" "heaviest keys (each count at most 11 low):" "stats: the bound"
+head -n 200 long-keys.ndjson > few.ndjson
+ks stats -k id -n 4 --top 3 few.ndjson > few.txt
+expect_contains "$(cat few.txt)" "heaviest keys (counts exact):" "stats: 200 events, exact counts"
+ks split -k id -n 4 -o few few.ndjson 2> few-split.txt
+expect_contains "$(cat few-split.txt)" "heaviest keys (counts exact):" "split: exact counts"
+ks split -k id -n 4 -o many long-keys.ndjson 2> many-split.txt
+expect_contains "$(cat many-split.txt)" "heaviest keys (each count at most 11 low):" "split: bound"
+
 # A report that cannot be written is an error (exit 1, saying why); a reader that stops early
 # is not.
 ks split -q -k user_id -n 3 -o written events.ndjson
