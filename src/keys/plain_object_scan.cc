@@ -14,36 +14,38 @@ bool ends_value(char c) {
   return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\r';
 }
 
-bool literal_at(const char* at, const char* limit, std::string_view word) {
-  return static_cast<size_t>(limit - at) > word.size() &&
-         std::memcmp(at, word.data(), word.size()) == 0 && ends_value(at[word.size()]);
+const char* literal_end(const char* at, const char* limit, std::string_view word) {
+  const bool whole = static_cast<size_t>(limit - at) > word.size() &&
+                     std::memcmp(at, word.data(), word.size()) == 0 && ends_value(at[word.size()]);
+  return whole ? at + word.size() : nullptr;
 }
 
-// Whether a number or a literal starts at `at` (before `limit`, the end of the line) and is
-// followed, within the line, by a byte that may follow a value inside a container.
-bool scalar_at(const char* at, const char* limit) {
+// Where the number or literal that starts at `at` (before `limit`, the end of the line) ends,
+// if one does and is followed, within the line, by a byte that may follow a value inside a
+// container; else nullptr.
+const char* scalar_end(const char* at, const char* limit) {
   switch (*at) {
-    case 't': return literal_at(at, limit, "true");
-    case 'f': return literal_at(at, limit, "false");
-    case 'n': return literal_at(at, limit, "null");
+    case 't': return literal_end(at, limit, "true");
+    case 'f': return literal_end(at, limit, "false");
+    case 'n': return literal_end(at, limit, "null");
     default: break;
   }
   const char* p = at;
   if (*p == '-') ++p;
-  if (p == limit || !is_digit(*p)) return false;
+  if (p == limit || !is_digit(*p)) return nullptr;
   if (*p++ != '0') {
     while (p < limit && is_digit(*p)) ++p;
   }
   if (p < limit && *p == '.') {
-    if (++p == limit || !is_digit(*p)) return false;
+    if (++p == limit || !is_digit(*p)) return nullptr;
     while (p < limit && is_digit(*p)) ++p;
   }
   if (p < limit && (*p == 'e' || *p == 'E')) {
     if (++p < limit && (*p == '+' || *p == '-')) ++p;
-    if (p == limit || !is_digit(*p)) return false;
+    if (p == limit || !is_digit(*p)) return nullptr;
     while (p < limit && is_digit(*p)) ++p;
   }
-  return p < limit && ends_value(*p);
+  return p < limit && ends_value(*p) ? p : nullptr;
 }
 
 // The value of the four hex digits at `at`, or nullopt.
@@ -201,6 +203,14 @@ ScanVerdict PlainObjectScan::walk(const char* line_end, bool escapes,
     return KeyTrie::kNoNode;
   };
 
+  // A key part's value: its bytes, for each part the node stands for.
+  auto record = [&](uint32_t node, const char* begin, const char* end) {
+    for (const uint32_t part : trie_.nodes[node].parts) {
+      parts[part] = std::string_view(begin, static_cast<size_t>(end - begin));
+      ++found;
+    }
+  };
+
   uint32_t node = 0;  // the trie node of the value that comes next
   char c = peek();
   bool key_part = false;
@@ -243,15 +253,17 @@ value:  // at a value (c), whose trie node is `node`
         const auto* close = static_cast<const char*>(
             std::memchr(text, '"', static_cast<size_t>(line_end - text)));
         if (close == nullptr) return kUnsure;
-        for (const uint32_t part : trie_.nodes[node].parts) {
-          parts[part] = std::string_view(text, static_cast<size_t>(close - text));
-          ++found;
-        }
+        record(node, text, close);
       }
       break;
     case '\0': return kUnsure;
-    default:
-      if (key_part || !scalar_at(text_ + *s, line_end)) return kUnsure;
+    default: {
+      // A number or literal: a key part's bytes are its text as it stands.
+      const char* begin = text_ + *s;
+      const char* end = scalar_end(begin, line_end);
+      if (end == nullptr) return kUnsure;
+      if (key_part) record(node, begin, end);
+    }
   }
   ++s;
 

@@ -1,11 +1,11 @@
 // The fast path of validated key extraction. Most event lines are plain JSON objects whose key
-// is a string. For a window of such lines, simdjson's stage 1 (its SIMD structural index, which
-// also checks UTF-8, string quoting and control characters) is all the parsing they need: a
-// walk over the index checks the rest of the grammar (the structure, numbers, literals and any
-// escape sequences) and finds the key, without building simdjson's tree.
+// is a string or a number. For a window of such lines, simdjson's stage 1 (its SIMD structural
+// index, which also checks UTF-8, string quoting and control characters) is all the parsing
+// they need: a walk over the index checks the rest of the grammar (the structure, numbers,
+// literals and any escape sequences) and finds the key, without building simdjson's tree.
 //
-// The scan only confirms: for a line it cannot confirm (invalid, the key missing, not a string
-// or escaped, an escaped member name where a -k name could be, nested deeper than
+// The scan only confirms: for a line it cannot confirm (invalid, the key missing, an object or
+// an array or escaped, an escaped member name where a -k name could be, nested deeper than
 // kMaxScanDepth) it says so, and that line is judged by simdjson's DOM parser as before. So a
 // line's result never depends on the scan.
 //
@@ -27,10 +27,11 @@ namespace keyshard {
 inline constexpr int kMaxScanDepth = 64;
 
 enum class ScanVerdict {
-  kConfirmed,  // certainly one valid JSON object, every -k path leading to an unescaped string
+  kConfirmed,  // certainly one valid JSON object, every -k path leading to an unescaped string,
+               // a number or a literal
   kEscapes,    // an escape sequence the scan does not judge: invalid, a surrogate standing
                // alone, in the key, or in a member name where a -k name could be
-  kUnsure,     // anything else the scan cannot confirm (invalid, key missing or not a string…)
+  kUnsure,     // anything else the scan cannot confirm (invalid, key missing, an object…)
 };
 
 class PlainObjectScan {

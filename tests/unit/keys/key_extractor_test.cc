@@ -1493,8 +1493,11 @@ TEST_CASE("the scan of a window's structural index agrees with each line on its 
   // The mutated lines as they are and with every backslash taken out, so that many more lines
   // are objects the scan may confirm; the rest are invalid in every other way the mutations
   // make. Each line's result in a block must be its result alone.
-  // To them come plain lines in which every key set finds strings, and their mutations.
+  // To them come plain lines in which every key set finds strings, numbers or literals, and
+  // their mutations.
   constexpr std::string_view kPlainSeeds[] = {
+      R"({"k":12,"a":[true,-1.5e2],"o":{"x":null}})",
+      R"({"k" : -0.50 , "o" : { "x" : 1E+400 } , "a" : [ 0 , false ] })",
       R"({"k":"p","a":["q","r"],"o":{"x":"s"}})",
       R"({"o":{"y":[1,2.5e-3,true,null],"x":"in"},"a":{"1":"one"},"k":"v","n":-0})",
       R"({ "a" : [ "0" , "1" ] , "k" : "spaced" , "o" : { "x" : "x" } })",

@@ -1,6 +1,6 @@
 // The scan that confirms plain object lines from simdjson's structural index. It may only say
-// kConfirmed of a valid JSON object without escapes whose -k paths all lead to strings, and
-// must then give the key of the first member of each name. (That its verdicts agree with the
+// kConfirmed of a valid JSON object without escapes whose -k paths all lead to strings,
+// numbers or literals, and must then give the key of the first member of each name. (That its verdicts agree with the
 // DOM parser on many mutated lines is checked by key_extractor_test.cc's block test.)
 #include "keys/plain_object_scan.h"
 
@@ -83,7 +83,23 @@ TEST_CASE("a path through a duplicate member follows the first one only") {
   // The first "o" has no "x": the key is missing (the DOM parser says so), not "second o".
   CHECK(scan_alone({"o.x"}, R"({"o":{"y":"no x"},"o":{"x":"second o"}})").verdict ==
         ScanVerdict::kUnsure);
-  CHECK(scan_alone({"k"}, R"({"k":1,"k":"second"})").verdict == ScanVerdict::kUnsure);
+  CHECK(scan_alone({"k"}, R"({"k":{"x":1},"k":"second"})").verdict == ScanVerdict::kUnsure);
+  check_confirmed({"k"}, R"({"k":1,"k":"second"})", {"1"});
+}
+
+TEST_CASE("a number or literal key is its text as it stands") {
+  for (const std::string_view value : {"0", "-0", "42", "-12", "1.50", "1E+5", "-1.5e-300",
+                                       "123456789012345678901234567890", "1e400", "true",
+                                       "false", "null"}) {
+    const std::string text(value);
+    check_confirmed({"k"}, "{\"k\":" + text + "}", {text});
+    check_confirmed({"k"}, "{\"k\" : " + text + " \t,\"a\":1}", {text});
+    check_confirmed({"a.1"}, "{\"a\":[\"x\"," + text + "\r]}", {text});
+  }
+  check_confirmed({"k", "o.x"}, R"({"o":{"x":false},"k":7})", {"7", "false"});
+  for (const std::string_view bad : {"01", "-", "1.", "1e", "tru", "nulls", "NaN", "1 2"}) {
+    check_not_confirmed({"k"}, "{\"k\":" + std::string(bad) + "}");
+  }
 }
 
 TEST_CASE("numbers and literals are checked against the grammar") {
@@ -112,7 +128,7 @@ TEST_CASE("lines the scan cannot confirm") {
            R"({"k":"v","a":{"b":1]})", R"({"k":"v","a":[1}})", R"({"k":"v","a":x})",
            R"({"k":"v"x})", R"({"k":"v","a":"b"c})", R"({"k":"v",1:2})", R"({"k":"v","a":{1}})",
            R"([{"k":"v"}])", R"("k")", "123", "", "   ", "{}", R"({"a":"v"})",
-           R"({"k":1})", R"({"k":null})", R"({"k":{"x":"v"}})", R"({"k":["v"]})",
+           R"({"k":{"x":"v"}})", R"({"k":["v"]})",
            R"({"o":"not an object"})", "{\"k\":\"v\"}\x0b", "\x0c{\"k\":\"v\"}",
            "{\"k\":\"v\",\"a\":\x01}"}) {
     check_not_confirmed({"k"}, line);
