@@ -167,10 +167,14 @@ Extraction JsonKeyExtractor::extract_in_block(std::string_view line, size_t read
   if (scan_active_ && line.data() >= window_text_ && line.data() < window_end_) {
     const ScanVerdict verdict =
         line.size() <= tree_line_limit_ ? scan_.confirm(line, parts_) : ScanVerdict::kUnsure;
-    if (verdict == ScanVerdict::kConfirmed) {
+    if (verdict == ScanVerdict::kConfirmed || verdict == ScanVerdict::kMissing) {
       ++lines_from_blocks_;
       ++lines_from_scans_;
-      return key_from_parts();
+      if (verdict == ScanVerdict::kConfirmed) return key_from_parts();
+      // The first missing part is named, as from_tree() names it.
+      size_t missing = 0;
+      while (missing + 1 < parts_.size() && parts_[missing].data() != nullptr) ++missing;
+      return bad_line(BadReason::kMissingKey, paths_[missing].spelling);
     }
     if (verdict == ScanVerdict::kEscapes && ++escaped_lines_ <= kEscapedLinesAlone) {
       return extract(line, readable);

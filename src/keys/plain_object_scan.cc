@@ -149,6 +149,7 @@ ScanVerdict PlainObjectScan::confirm(std::string_view line,
   if (escapes && !escapes_valid(backslash_, end)) return ScanVerdict::kEscapes;
   const auto line_begin = static_cast<uint32_t>(begin - text_);
   while (next_ < end_ && *next_ < line_begin) ++next_;  // (a line passed over)
+  std::fill(parts.begin(), parts.end(), std::string_view{});
   return walk(end, escapes, parts);
 }
 
@@ -285,7 +286,8 @@ container_end:  // just after a container's last byte
   if (--depth > 0) goto after_value;
   if (in_line()) return kUnsure;  // nothing may follow the line's object
   next_ = s;
-  return found == trie_.parts ? ScanVerdict::kConfirmed : kUnsure;
+  // (A part is found once at most: the first member of a name counts, an index is one element.)
+  return found == trie_.parts ? ScanVerdict::kConfirmed : ScanVerdict::kMissing;
 }
 
 }  // namespace keyshard

@@ -4,10 +4,10 @@
 // they need: a walk over the index checks the rest of the grammar (the structure, numbers,
 // literals and any escape sequences) and finds the key, without building simdjson's tree.
 //
-// The scan only confirms: for a line it cannot confirm (invalid, the key missing, an object or
-// an array or escaped, an escaped member name where a -k name could be, nested deeper than
-// kMaxScanDepth) it says so, and that line is judged by simdjson's DOM parser as before. So a
-// line's result never depends on the scan.
+// The scan only says what it is sure of: a valid object and its key, or a valid object without
+// it. For any other line (invalid, the key an object, an array or escaped, an escaped member
+// name where a -k name could be, nested deeper than kMaxScanDepth) it says so, and that line is
+// judged by simdjson's DOM parser as before. So a line's result never depends on the scan.
 //
 // Stage 1 is reached through dom::parser::implementation, which simdjson documents as
 // available for benchmarking; meson.build pins simdjson's major version for it.
@@ -29,9 +29,10 @@ inline constexpr int kMaxScanDepth = 64;
 enum class ScanVerdict {
   kConfirmed,  // certainly one valid JSON object, every -k path leading to an unescaped string,
                // a number or a literal
+  kMissing,    // certainly one valid JSON object, in which a -k path leads nowhere
   kEscapes,    // an escape sequence the scan does not judge: invalid, a surrogate standing
                // alone, in the key, or in a member name where a -k name could be
-  kUnsure,     // anything else the scan cannot confirm (invalid, key missing, an object…)
+  kUnsure,     // anything else (invalid, the key an object or an array, nested too deep…)
 };
 
 class PlainObjectScan {
@@ -50,7 +51,8 @@ class PlainObjectScan {
   bool index(const char* text, size_t size);
 
   /// What the scan can say of `line` (a line of the indexed window, without its '\n'; lines
-  /// in order). When kConfirmed, `parts` holds each key part's bytes (views into the line).
+  /// in order). When kConfirmed, `parts` holds each key part's bytes (views into the line);
+  /// when kMissing, a missing part is a view with no data (nullptr).
   ScanVerdict confirm(std::string_view line, std::vector<std::string_view>& parts);
 
  private:

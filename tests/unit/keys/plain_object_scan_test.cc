@@ -82,7 +82,7 @@ TEST_CASE("plain object lines are confirmed with their key") {
 TEST_CASE("a path through a duplicate member follows the first one only") {
   // The first "o" has no "x": the key is missing (the DOM parser says so), not "second o".
   CHECK(scan_alone({"o.x"}, R"({"o":{"y":"no x"},"o":{"x":"second o"}})").verdict ==
-        ScanVerdict::kUnsure);
+        ScanVerdict::kMissing);
   CHECK(scan_alone({"k"}, R"({"k":{"x":1},"k":"second"})").verdict == ScanVerdict::kUnsure);
   check_confirmed({"k"}, R"({"k":1,"k":"second"})", {"1"});
 }
@@ -116,6 +116,32 @@ TEST_CASE("numbers and literals are checked against the grammar") {
     check_not_confirmed({"k"}, "{\"k\":\"v\",\"n\":" + std::string(bad) + "}");
     check_not_confirmed({"k"}, "{\"k\":\"v\",\"n\":[" + std::string(bad) + "]}");
   }
+}
+
+TEST_CASE("a valid object without the key is known to miss it") {
+  for (const auto& [key, line] : std::vector<std::pair<std::string_view, std::string_view>>{
+           {"k", "{}"}, {"k", R"({"a":"v","K":1,"k ":2,"kk":3})"}, {"k", R"({"o":{"k":"v"}})"},
+           {"o.x", R"({"o":"not an object"})"}, {"o.x", R"({"o":{"y":{"x":1}},"x":2})"},
+           {"o.x", R"({"o":[{"x":1}]})"}, {"a.3", R"({"a":[0,1,2]})"}, {"a.b", R"({"a":[0]})"},
+           {"k", R"({"s":"\u006b\n","a":"v"})"}}) {
+    CAPTURE(line);
+    CHECK(scan_alone({key}, line).verdict == ScanVerdict::kMissing);
+  }
+  // Of a composite key, the parts found are given and the missing one left without data.
+  const std::vector<KeyPath> paths = paths_of({"k", "o.x", "a"});
+  const KeyTrie trie(paths);
+  PlainObjectScan scan(trie);
+  std::string window = R"({"k":"v","a":2,"o":{}})" "\n";
+  const size_t line_size = window.size() - 1;
+  window.append(simdjson::SIMDJSON_PADDING, '\0');
+  REQUIRE(scan.index(window.data(), line_size + 1));
+  std::vector<std::string_view> parts(3, "stale");
+  CHECK(scan.confirm({window.data(), line_size}, parts) == ScanVerdict::kMissing);
+  CHECK(parts[0] == "v");
+  CHECK(parts[1].data() == nullptr);
+  CHECK(parts[2] == "2");
+  // A -k name that an escaped member name could spell is left to the parser, not called missing.
+  CHECK(scan_alone({"k"}, R"({"\u006b":"v"})").verdict == ScanVerdict::kEscapes);
 }
 
 TEST_CASE("lines the scan cannot confirm") {
