@@ -179,6 +179,9 @@ Extraction JsonKeyExtractor::extract_in_block(std::string_view line, size_t read
     if (verdict == ScanVerdict::kEscapes && ++escaped_lines_ <= kEscapedLinesAlone) {
       return extract(line, readable);
     }
+    if (verdict == ScanVerdict::kUnsure && is_blank_line(line)) {
+      return bad_line(BadReason::kEmptyLine);  // (no need of the parser for the next lines)
+    }
     scan_active_ = false;
     parse_window(line.data());
   }
