@@ -152,9 +152,16 @@ void JsonKeyExtractor::parse_window(const char* begin) {
   block_active_ = false;
   window_text_ = begin;
   const auto size = static_cast<size_t>(window_end_ - begin);
-  // One batch for the whole window: simdjson then runs stage 1 once, on this thread.
+  // One batch for the whole window: simdjson then runs stage 1 once, on this thread. It parses
+  // a copy padded with zeros: simdjson 3.0.1's stream may read the byte after the last one it
+  // is given (the next line, in the chunk), which once made `{"k":"v","k"""]}` followed by a
+  // line starting with ':' an object.
+  padded_window_.assign(begin, size);
+  padded_window_.append(simdjson::SIMDJSON_PADDING, '\0');
   stream_ = dom::document_stream{};
-  if (parser_.parse_many(begin, size, size).get(stream_) != simdjson::SUCCESS) return;
+  if (parser_.parse_many(padded_window_.data(), size, size).get(stream_) != simdjson::SUCCESS) {
+    return;
+  }
   document_ = stream_.begin();
   document_used_ = false;
   block_active_ = true;

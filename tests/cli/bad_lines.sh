@@ -84,3 +84,20 @@ expect_eq "$(cat latin/p*-*.ndjson | sort | tr -d '\n')" '{"k":"x"}{"k":"y"}' \
   "the second --incremental run writes on into the files named with Latin-1 bytes"
 expect_eq "$(ls latin | wc -l)" 4 "two partition files, the dead letters and the summary"
 pass "names that are not UTF-8: valid JSON, exact bytes"
+
+# An invalid line that ends a parse window (about 128 KiB of lines) is judged on its own bytes:
+# a next line starting with ':' once made `{"k":"a","k"""]}` an object with the key "a".
+python3 - > window-end.ndjson <<'PY'
+print('{"k":"pad","p":"' + "x" * (131072 - 36) + '"}')
+print('{"k":"a","k":"b","k"""]}')
+print(':"c"}')
+print('{"k":"d"}')
+PY
+rm -rf window-end
+ks split -q -k k -n 2 -o window-end window-end.ndjson
+expect_eq "$(cat window-end/part-*.ndjson | cut -c1-12 | sort | tr -d '\n')" \
+  '{"k":"d"}{"k":"pad","' "the two valid lines partitioned"
+expect_eq "$(python3 -c 'import json, sys
+print(" ".join(str(json.loads(l)["line"]) for l in open(sys.argv[1])))' \
+  window-end/dead-letter.ndjson)" "2 3" "the invalid line at the window's end dead-lettered"
+pass "a window's last line is judged on its own bytes"
