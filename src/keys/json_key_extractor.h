@@ -95,7 +95,7 @@ class JsonKeyExtractor {
   std::vector<std::string_view> parts_;
   std::string composite_;
   std::string padded_line_;  // --no-validate: the line being read, with padding of its own
-  std::string padded_window_;  // the part of a window the document stream parses, see below
+  std::string padded_window_;  // what the document stream parses: see parse_window()
   bool validate_;
   size_t tree_line_limit_;
   size_t block_window_;
