@@ -105,6 +105,8 @@ bool plain_name(std::string_view name) {
 PlainObjectScan::PlainObjectScan(const KeyTrie& trie) : trie_(trie) {
   for (const KeyTrie::Node& node : trie_.nodes) {
     if (node.children.size() > 64) usable_ = false;
+    const size_t children = std::min<size_t>(node.children.size(), 64);
+    every_child_.push_back(children == 64 ? ~uint64_t{0} : (uint64_t{1} << children) - 1);
     for (const KeyTrie::Child& child : node.children) {
       if (!plain_name(child.name)) usable_ = false;
     }
@@ -177,19 +179,30 @@ ScanVerdict PlainObjectScan::walk(const char* line_end, bool escapes,
     return escapes && std::memchr(text_ + *s, '\\', s[1] - *s) != nullptr;
   };
 
-  // The trie node of the member whose name starts at `name`, in the object on top.
-  auto member_node = [&](Level& level, const char* name) {
-    if (level.node == KeyTrie::kNoNode) return KeyTrie::kNoNode;
-    const auto& children = trie_.nodes[level.node].children;
+  // The trie node of the member whose name is the string at *s (unescaped), in the object on
+  // top.
+  auto member_node = [&](Level& level) {
+    // Once each child has come, a later member is a duplicate or not on a -k path.
+    if (level.node == KeyTrie::kNoNode || level.matched == every_child_[level.node]) {
+      return KeyTrie::kNoNode;
+    }
+    const char* name = text_ + *s + 1;
+    // The next structural should be the ':' after the name. When a quote comes just before it,
+    // that quote closes the name (a string holds no other, and only whitespace may come
+    // between a string and the next structural); otherwise the name's size is not known here.
+    const char* after = text_ + s[1];
+    const size_t size = after[-1] == '"' ? static_cast<size_t>(after - 1 - name) : SIZE_MAX;
     const auto room = static_cast<size_t>(line_end - name);
+    const auto& children = trie_.nodes[level.node].children;
     for (size_t i = 0; i < children.size(); ++i) {
       const std::string& want = children[i].name;
+      if (size != SIZE_MAX ? size != want.size()
+                           : room <= want.size() || name[want.size()] != '"') {
+        continue;
+      }
       // `want` holds no quote or backslash, so if the name starts with it and a quote follows,
       // that quote ends the name.
-      if (room <= want.size() || name[want.size()] != '"') continue;
-      size_t same = 0;
-      while (same < want.size() && name[same] == want[same]) ++same;
-      if (same < want.size()) continue;
+      if (std::memcmp(name, want.data(), want.size()) != 0) continue;
       if (level.matched & (uint64_t{1} << i)) return KeyTrie::kNoNode;  // the first member counts
       level.matched |= uint64_t{1} << i;
       return children[i].node;
@@ -234,7 +247,7 @@ member:  // at a member's name (c)
   if (c != '"') return kUnsure;
   // (An escaped name might be a -k name written another way.)
   if (stack[depth - 1].node != KeyTrie::kNoNode && escaped_string()) return ScanVerdict::kEscapes;
-  node = member_node(stack[depth - 1], text_ + *s + 1);
+  node = member_node(stack[depth - 1]);
   ++s;
   if (peek() != ':') return kUnsure;
   ++s;

@@ -59,6 +59,7 @@ class PlainObjectScan {
   ScanVerdict walk(const char* line_end, bool escapes, std::vector<std::string_view>& parts);
 
   const KeyTrie& trie_;
+  std::vector<uint64_t> every_child_;  // per trie node: a bit for each of its children
   bool usable_ = true;
   simdjson::dom::parser indexer_;  // only its stage 1 and structural index are used
   const char* text_ = nullptr;

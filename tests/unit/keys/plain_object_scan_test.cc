@@ -80,6 +80,22 @@ TEST_CASE("plain object lines are confirmed with their key") {
   check_confirmed({"o.x"}, R"({"o":{"x":"first o"},"o":{"x":"second o"}})", {"first o"});
 }
 
+TEST_CASE("a member name is a -k name only whole, however it is spaced before its colon") {
+  for (const std::string_view line : {
+           R"({"use":1,"user":2,"user_i":3,"user_idx":4,"user_id":"v"})",
+           R"({"resu_id":0,"user_di":1,"":2,"user_id":"v","":3})",  // same size, other bytes
+           R"({"user_id" :"v","user_id":"w"})",
+           "{\"user_idx\"\t:1,\"user_i\" :2,\"user_id\"  \t: \"v\"}",
+       }) {
+    check_confirmed({"user_id"}, line, {"v"});
+  }
+  check_confirmed({"user_id", "o.user_id"},
+                  R"({"user_id":"a","o":{"user_idx":1,"user_id" :"b"},"user_id":"c"})",
+                  {"a", "b"});
+  CHECK(scan_alone({"user_id"}, R"({"user_idx":1,"user_i" :2,"user_idy" : 3})").verdict ==
+        ScanVerdict::kMissing);
+}
+
 TEST_CASE("a path through a duplicate member follows the first one only") {
   // The first "o" has no "x": the key is missing (the DOM parser says so), not "second o".
   CHECK(scan_alone({"o.x"}, R"({"o":{"y":"no x"},"o":{"x":"second o"}})").verdict ==
