@@ -389,6 +389,34 @@ if [[ -x $keyshard ]]; then
   fi
 fi
 
+# Making the files: -n 1024 creates 1,024 of them, and some filesystems make that cost more than
+# the writes (ext4 without a journal searches its inode table for each new inode). The median
+# over rounds of `touch` creating 1,024 empty files in a new directory beside OUT, each round's
+# left in place until the last, as the rounds above leave their outputs.
+create_report=n/a
+if ((resize_rounds > 0)); then
+  create_runs=()
+  for ((round = 1; round <= resize_rounds; round++)); do
+    mkdir -p "$aside_dir/create-$round"; sync
+    start=$(date +%s%N)
+    (cd "$aside_dir/create-$round" && touch part-{0000..1023})
+    end=$(date +%s%N)
+    create_runs+=("$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.6f", (e - s) / 1e9 }')")
+    log "creating 1024 files, round $round: $(( (end - start) / 1000000 )) ms"
+  done
+  rm -rf "$aside_dir"
+  create_seconds=$(printf '%s\n' "${create_runs[@]}" | median)
+  create_report="$(awk -v s="$create_seconds" 'BEGIN { printf "%.2f s", s }')"
+  if [[ ${side_seconds["-n 1024"]:-n/a} != n/a && ${side_seconds["-n $parts"]:-n/a} != n/a ]]; then
+    create_report+=" against $(awk -v s="${side_seconds["-n 1024"]}" 'BEGIN { printf "%.2f s", s }')"
+    create_report+=" for the whole -n 1024 run (its median above); without that time it would"
+    create_report+=" have $(awk -v a="${side_seconds["-n 1024"]}" -v c="$create_seconds" \
+                       -v b="${side_seconds["-n $parts"]}" \
+                       'BEGIN { if (a > c) printf "%.0f%%", 100 * b / (a - c); else print "n/a" }')"
+    create_report+=" of -n $parts's speed"
+  fi
+fi
+
 # ---------------------------------------------------------------------------------------------
 # Per-key order: keyshard --exec cat against GNU parallel --shard (each job a cat), on the
 # slice parallel runs on.
@@ -448,7 +476,9 @@ report=$(
   echo "\`-n 1024\` against \`-n $parts\`: $(share "${row_mbs[disk_1024]}" "${row_mbs[headline]}")" \
        "on the disk (OUT = $out_dir), $(share "${row_mbs[tmpfs_1024]}" "${row_mbs[tmpfs_parts]}")" \
        "into tmpfs (OUT = $shm_out_dir). Side by side on the disk, the median of" \
-       "$resize_rounds rounds' shares, each round running both: $resize_share."
+       "$resize_rounds rounds' shares, each round running both: $resize_share." \
+       "Creating 1,024 empty files there (\`touch\`, median of $resize_rounds rounds):" \
+       "$create_report."
   if ((${#checkpoint_report[@]} > 0)); then
     echo
     echo "Checkpoint cost on $full_label, side by side, median of ${checkpoint_rounds} rounds" \
