@@ -390,21 +390,26 @@ if [[ -x $keyshard ]]; then
 fi
 
 # Making the files: -n 1024 creates 1,024 of them, and some filesystems make that cost more than
-# the writes (ext4 without a journal searches its inode table for each new inode). The median
-# over rounds of `touch` creating 1,024 empty files in a new directory beside OUT, each round's
-# left in place until the last, as the rounds above leave their outputs.
+# the writes (ext4 without a journal searches its inode table for each new inode), and how much
+# depends on where the filesystem puts the directory. The median over rounds of `touch` creating
+# 1,024 empty files in OUT, made anew each round as for the runs above (the last round's files
+# moved aside while there is room).
 create_report=n/a
 if ((resize_rounds > 0)); then
   create_runs=()
   for ((round = 1; round <= resize_rounds; round++)); do
-    mkdir -p "$aside_dir/create-$round"; sync
+    if [[ -d $out_dir && $(free_gib) -ge 16 ]]; then
+      mkdir -p "$aside_dir"
+      mv "$out_dir" "$aside_dir/create-$round"
+    fi
+    rm -rf "$out_dir"; mkdir -p "$out_dir"; sync
     start=$(date +%s%N)
-    (cd "$aside_dir/create-$round" && touch part-{0000..1023})
+    (cd "$out_dir" && touch part-{00000..01023}.ndjson)
     end=$(date +%s%N)
     create_runs+=("$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.6f", (e - s) / 1e9 }')")
     log "creating 1024 files, round $round: $(( (end - start) / 1000000 )) ms"
   done
-  rm -rf "$aside_dir"
+  rm -rf "$out_dir" "$aside_dir"
   create_seconds=$(printf '%s\n' "${create_runs[@]}" | median)
   create_report="$(awk -v s="$create_seconds" 'BEGIN { printf "%.2f s", s }')"
   if [[ ${side_seconds["-n 1024"]:-n/a} != n/a && ${side_seconds["-n $parts"]:-n/a} != n/a ]]; then
