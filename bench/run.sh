@@ -411,14 +411,11 @@ if ((resize_rounds > 0)); then
   done
   rm -rf "$out_dir" "$aside_dir"
   create_seconds=$(printf '%s\n' "${create_runs[@]}" | median)
-  create_report="$(awk -v s="$create_seconds" 'BEGIN { printf "%.2f s", s }')"
-  if [[ ${side_seconds["-n 1024"]:-n/a} != n/a && ${side_seconds["-n $parts"]:-n/a} != n/a ]]; then
-    create_report+=" against $(awk -v s="${side_seconds["-n 1024"]}" 'BEGIN { printf "%.2f s", s }')"
-    create_report+=" for the whole -n 1024 run (its median above); without that time it would"
-    create_report+=" have $(awk -v a="${side_seconds["-n 1024"]}" -v c="$create_seconds" \
-                       -v b="${side_seconds["-n $parts"]}" \
-                       'BEGIN { if (a > c) printf "%.0f%%", 100 * b / (a - c); else print "n/a" }')"
-    create_report+=" of -n $parts's speed"
+  create_report="$(awk -v s="$create_seconds" 'BEGIN { printf "%.2f s", s }') (rounds:"
+  create_report+="$(printf '%s\n' "${create_runs[@]}" | awk '{ printf " %.2f", $1 }') s)"
+  if [[ ${side_seconds["-n 1024"]:-n/a} != n/a ]]; then
+    create_report+=", against $(awk -v s="${side_seconds["-n 1024"]}" 'BEGIN { printf "%.2f s", s }')"
+    create_report+=" for the median -n 1024 run above"
   fi
 fi
 
