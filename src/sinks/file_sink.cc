@@ -7,8 +7,7 @@
 #include <cerrno>
 
 #include "checkpoint/content_hash.h"
-
-
+#include "sinks/write_behind.h"
 #include "util/stderr_lines.h"
 
 namespace keyshard {
@@ -24,6 +23,7 @@ class FileSink final : public Sink {
         owned_(owned),
         quiet_on_broken_pipe_(quiet_on_broken_pipe) {}
   ~FileSink() override {
+    if (write_behind_ && fd_.valid()) WriteBehind::instance().forget(fd_.get());
     if (!owned_) fd_.release();
   }
 
@@ -35,15 +35,14 @@ class FileSink final : public Sink {
     if (tracked_) hash_.update(block);
     offset_ += block.size();
     if (write_behind_ && offset_ - written_behind_ >= kWriteBehind) {
-      // Best effort: only starts the writeback (an error shows up at the fsync).
-      ::sync_file_range(fd_.get(), static_cast<off64_t>(written_behind_),
-                        static_cast<off64_t>(offset_ - written_behind_), SYNC_FILE_RANGE_WRITE);
+      WriteBehind::instance().request(fd_.get(), written_behind_, offset_);
       written_behind_ = offset_;
     }
     return status;
   }
 
   Status finish() override {
+    if (write_behind_ && fd_.valid()) WriteBehind::instance().forget(fd_.get());
     if (!owned_) {
       fd_.release();
       return {};

@@ -11,8 +11,9 @@ namespace keyshard {
 
 /// Creates (or truncates) `path` for writing. With `tracked`, the sink keeps the file's size and
 /// content hash for checkpoints (see ContentHash).
-/// With `write_behind` (--commit sync), each block's writeback to the disk starts as soon as it
-/// is written, so that the fsync before a checkpoint has little left to wait for.
+/// With `write_behind` (--commit sync), the writeback to the disk of each MiB written is started
+/// at once (by WriteBehind's thread), so that the sync before a checkpoint has little left to
+/// wait for.
 Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool tracked = false,
                       bool write_behind = false);
 

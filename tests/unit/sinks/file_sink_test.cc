@@ -1,0 +1,130 @@
+// File sinks with write-behind (--commit sync): the writeback of each MiB is started by
+// WriteBehind's thread while the owners go on writing. Whatever that thread does, or has still
+// to do, every byte must land in its file, a file must be closable at any time, and a resumed
+// file must carry on from its recorded state.
+#include "sinks/file_sink.h"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sinks/write_behind.h"
+#include "unit/temp_dir.h"
+
+namespace keyshard {
+namespace {
+
+// The bytes file `file` gets in block `block`: distinct per file and block, lines included.
+std::string block_bytes(int file, int block, size_t size) {
+  std::string line = "{\"file\":";
+  line.append(std::to_string(file)).append(",\"block\":").append(std::to_string(block));
+  line.append("}\n");
+  std::string bytes;
+  while (bytes.size() < size) bytes.append(line);
+  bytes.resize(size);
+  return bytes;
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("files written with write-behind from several threads hold every byte") {
+  const TempDir dir;
+  constexpr int kThreads = 4, kFilesPerThread = 8, kBlocks = 40;
+  constexpr size_t kBlock = 96 * 1024;  // 40 blocks: 3.75 MiB a file, three write-behinds
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<std::unique_ptr<Sink>> sinks(kFilesPerThread);
+      for (int f = 0; f < kFilesPerThread; ++f) {
+        const int file = t * kFilesPerThread + f;
+        const std::string path = dir.path() + "/part-" + std::to_string(file);
+        if (!open_file_sink(path, sinks[f], true, true)) failures[t] += "open " + path + "; ";
+      }
+      for (int b = 0; b < kBlocks; ++b) {
+        for (int f = 0; f < kFilesPerThread && failures[t].empty(); ++f) {
+          const int file = t * kFilesPerThread + f;
+          if (!sinks[f]->write(block_bytes(file, b, kBlock))) failures[t] += "write; ";
+          if (b == kBlocks / 2 && !sinks[f]->sync()) failures[t] += "sync; ";
+        }
+      }
+      // Half the files are finished (closed), the other half only destroyed.
+      for (int f = 0; f < kFilesPerThread; f += 2) {
+        if (sinks[f] && !sinks[f]->finish()) failures[t] += "finish; ";
+      }
+      sinks.clear();
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::string& failure : failures) CHECK(failure.empty());
+  for (int file = 0; file < kThreads * kFilesPerThread; ++file) {
+    std::string expected;
+    for (int b = 0; b < kBlocks; ++b) expected += block_bytes(file, b, kBlock);
+    const std::string held = read_all(dir.path() + "/part-" + std::to_string(file));
+    CAPTURE(file);
+    CHECK(held.size() == expected.size());
+    CHECK(held == expected);
+  }
+}
+
+TEST_CASE("a reopened file with write-behind goes on from its recorded state") {
+  const TempDir dir;
+  const std::string path = dir.path() + "/part-0";
+  std::unique_ptr<Sink> sink;
+  REQUIRE(open_file_sink(path, sink, true, true));
+  const std::string first = block_bytes(0, 0, 3 << 20);
+  REQUIRE(sink->write(first));
+  const OutputState recorded = sink->state();
+  REQUIRE(sink->write("not committed\n"));  // written after the checkpoint: cut on reopening
+  REQUIRE(sink->finish());
+  sink.reset();
+  REQUIRE(reopen_file_sink(path, recorded, false, sink, true));
+  const std::string second = block_bytes(0, 1, 3 << 20);
+  REQUIRE(sink->write(second));
+  REQUIRE(sink->sync());
+  REQUIRE(sink->finish());
+  CHECK(read_all(path) == first + second);
+}
+
+TEST_CASE("forgetting a file drops what was asked for it; other files are still served") {
+  const TempDir dir;
+  std::vector<int> fds;
+  for (int i = 0; i < 64; ++i) {
+    const std::string path = dir.write(std::to_string(i), block_bytes(i, 0, 256 << 10));
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    fds.push_back(fd);
+  }
+  WriteBehind& write_behind = WriteBehind::instance();
+  for (int round = 0; round < 20; ++round) {
+    for (const int fd : fds) write_behind.request(fd, 0, 256 * 1024);
+  }
+  // Each file is forgotten, then closed, while requests for the others may be pending.
+  for (const int fd : fds) {
+    write_behind.forget(fd);
+    CHECK(::close(fd) == 0);
+  }
+  write_behind.forget(-1);  // never asked for: returns at once
+  // The thread still serves files opened after (numbers that may be the closed ones').
+  const std::string path = dir.write("after", block_bytes(99, 0, 1 << 20));
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  write_behind.request(fd, 0, 1 << 20);
+  write_behind.forget(fd);
+  CHECK(::close(fd) == 0);
+  CHECK(read_all(path) == block_bytes(99, 0, 1 << 20));
+}
+
+}  // namespace keyshard
