@@ -23,7 +23,7 @@ class FileSink final : public Sink {
         owned_(owned),
         quiet_on_broken_pipe_(quiet_on_broken_pipe) {}
   ~FileSink() override {
-    if (write_behind_ && fd_.valid()) WriteBehind::instance().forget(fd_.get());
+    forget_write_behind();
     if (!owned_) fd_.release();
   }
 
@@ -37,12 +37,13 @@ class FileSink final : public Sink {
     if (write_behind_ && offset_ - written_behind_ >= kWriteBehind) {
       WriteBehind::instance().request(fd_.get(), written_behind_, offset_);
       written_behind_ = offset_;
+      asked_write_behind_ = true;
     }
     return status;
   }
 
   Status finish() override {
-    if (write_behind_ && fd_.valid()) WriteBehind::instance().forget(fd_.get());
+    forget_write_behind();
     if (!owned_) {
       fd_.release();
       return {};
@@ -83,12 +84,19 @@ class FileSink final : public Sink {
   }
 
  private:
+  // Before the descriptor is closed (a run whose files never reached a MiB starts no thread).
+  void forget_write_behind() {
+    if (asked_write_behind_ && fd_.valid()) WriteBehind::instance().forget(fd_.get());
+    asked_write_behind_ = false;
+  }
+
   std::string name_;
   FileDescriptor fd_;
   bool owned_;
   bool quiet_on_broken_pipe_;
   bool tracked_ = false;
   bool write_behind_ = false;
+  bool asked_write_behind_ = false;  // WriteBehind may hold a range of this file
   uint64_t offset_ = 0;  // where the next write lands
   uint64_t written_behind_ = 0;  // writeback started for the bytes before this offset
   ContentHash hash_;
