@@ -253,6 +253,11 @@ void HeavyHitters::append_json_key(std::string& out, const Entry& entry) {
   append_json_bytes_member(out, "key", whole_characters(entry), ": ");
 }
 
+std::string HeavyHitters::accuracy(std::string_view bound_text) const {
+  if (error_bound() == 0) return "counts exact";
+  return "each count at most " + std::string(bound_text) + " low";
+}
+
 std::vector<HeavyHitters::Entry> HeavyHitters::top(size_t limit) const {
   std::vector<Entry> entries;
   for (const Slot& slot : slots_) {

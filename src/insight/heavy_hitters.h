@@ -47,6 +47,9 @@ class HeavyHitters {
   uint64_t count_of(uint64_t hash) const;
   /// How far below the true count any reported count may be: N / (m + 1).
   uint64_t error_bound() const { return total_ / (counters_ + 1); }
+  /// What the reported counts are worth, as the reports say it: "counts exact", or "each count
+  /// at most B low" with `bound_text` for B (error_bound() as the report writes numbers).
+  std::string accuracy(std::string_view bound_text) const;
 
   static uint64_t key_hash(std::string_view key);
 

@@ -73,9 +73,8 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
   const auto top = stats.heavy_hitters.top(request.top);
   if (!top.empty()) {
     const Partitioner partitioner(config.hash, config.partitions);
-    const uint64_t bound = stats.heavy_hitters.error_bound();
     fmt::format_to(it, "\nheaviest keys ({}):\n",
-                   bound == 0 ? "counts exact" : fmt::format("each count at most {} low", bound));
+                   stats.heavy_hitters.accuracy(std::to_string(stats.heavy_hitters.error_bound())));
     out += "  share       events  partition  key\n";
     for (const auto& entry : top) {
       // Of the events that have a key, as in split's summary (--missing-key partition:P

@@ -113,10 +113,8 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
   }
   const auto top = stats.heavy_hitters.top(kTopKeysText);
   if (!top.empty()) {
-    const uint64_t bound = stats.heavy_hitters.error_bound();
     fmt::format_to(it, "  heaviest keys ({}):\n",
-                   bound == 0 ? "counts exact"
-                              : fmt::format("each count at most {} low", with_commas(bound)));
+                   stats.heavy_hitters.accuracy(with_commas(stats.heavy_hitters.error_bound())));
     for (const auto& entry : top) {
       fmt::format_to(it, "    {:<32} {:>6.2f}%  {:>12} event{}\n", HeavyHitters::display(entry),
                      100 * share_of(entry.count, stats.heavy_hitters.total()),
