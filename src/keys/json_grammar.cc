@@ -1,5 +1,6 @@
 #include "keys/json_grammar.h"
 
+#include "keys/json_lexemes.h"
 #include "util/json_text.h"
 
 #if defined(__SSE2__)
@@ -26,18 +27,6 @@ unsigned plain_string_bytes(const char* block) {
   return mask == 0 ? 16 : static_cast<unsigned>(__builtin_ctz(mask));
 }
 #endif
-
-unsigned hex_value(char c) {
-  if (c >= '0' && c <= '9') return static_cast<unsigned>(c - '0');
-  if (c >= 'a' && c <= 'f') return static_cast<unsigned>(c - 'a' + 10);
-  return static_cast<unsigned>(c - 'A' + 10);
-}
-
-unsigned hex4_at(std::string_view text, size_t at) {
-  unsigned code = 0;
-  for (size_t i = 0; i < 4; ++i) code = code << 4 | hex_value(text[at + i]);
-  return code;
-}
 
 void append_utf8(unsigned code, std::string& out) {
   if (code < 0x80) {
@@ -76,10 +65,11 @@ void unescape_json_string(std::string_view quoted, std::string& out) {
       case 'r': out += '\r'; break;
       case 't': out += '\t'; break;
       case 'u': {
-        unsigned code = hex4_at(body, at + 1);
+        const char* limit = body.data() + body.size();
+        unsigned code = *json_hex4(body.data() + at + 1, limit);
         at += 4;
         if (code >= 0xd800 && code <= 0xdbff) {  // a high surrogate: its low one follows
-          const unsigned low = hex4_at(body, at + 3);
+          const unsigned low = *json_hex4(body.data() + at + 3, limit);
           at += 6;
           code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
         }
@@ -129,47 +119,24 @@ class GrammarChecker {
     at_ += word.size();
     return true;
   }
-  static bool digit(char c) { return c >= '0' && c <= '9'; }
-  void digits() {
-    while (digit(peek())) ++at_;
-  }
 
   bool number() {
-    const bool sign = peek() == '-';
-    if (sign) ++at_;
-    if (peek() == '0') {
-      ++at_;
-    } else if (digit(peek())) {
-      digits();
-    } else {
+    const char* begin = text_.data() + at_;
+    const char* end = json_number_end(begin, text_.data() + text_.size());
+    if (end == nullptr) {
       // Not the start of any JSON value ("bad line", "{a:1}"), unless a sign came first.
-      return fail(sign ? "invalid number" : "not a JSON value");
+      return fail(peek() == '-' || is_json_digit(peek()) ? "invalid number" : "not a JSON value");
     }
-    if (peek() == '.') {
-      ++at_;
-      if (!digit(peek())) return fail("invalid number");
-      digits();
-    }
-    if (peek() == 'e' || peek() == 'E') {
-      ++at_;
-      if (peek() == '+' || peek() == '-') ++at_;
-      if (!digit(peek())) return fail("invalid number");
-      digits();
-    }
+    at_ += static_cast<size_t>(end - begin);
     return true;
   }
 
   bool hex4(unsigned& code) {
-    if (at_ + 4 > text_.size()) return fail("invalid \\u escape");
-    code = 0;
-    for (int i = 0; i < 4; ++i) {
-      const char c = text_[at_++];
-      code <<= 4;
-      if (digit(c)) code |= static_cast<unsigned>(c - '0');
-      else if (c >= 'a' && c <= 'f') code |= static_cast<unsigned>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') code |= static_cast<unsigned>(c - 'A' + 10);
-      else return fail("invalid \\u escape");
-    }
+    const std::optional<unsigned> read =
+        json_hex4(text_.data() + at_, text_.data() + text_.size());
+    if (!read) return fail("invalid \\u escape");
+    code = *read;
+    at_ += 4;
     return true;
   }
 

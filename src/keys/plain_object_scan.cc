@@ -4,10 +4,10 @@
 #include <cstring>
 #include <optional>
 
+#include "keys/json_lexemes.h"
+
 namespace keyshard {
 namespace {
-
-bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
 
 // Whether `c` may follow a value inside an object or an array.
 bool ends_value(char c) {
@@ -30,38 +30,8 @@ const char* scalar_end(const char* at, const char* limit) {
     case 'n': return literal_end(at, limit, "null");
     default: break;
   }
-  const char* p = at;
-  if (*p == '-') ++p;
-  if (p == limit || !is_digit(*p)) return nullptr;
-  if (*p++ != '0') {
-    while (p < limit && is_digit(*p)) ++p;
-  }
-  if (p < limit && *p == '.') {
-    if (++p == limit || !is_digit(*p)) return nullptr;
-    while (p < limit && is_digit(*p)) ++p;
-  }
-  if (p < limit && (*p == 'e' || *p == 'E')) {
-    if (++p < limit && (*p == '+' || *p == '-')) ++p;
-    if (p == limit || !is_digit(*p)) return nullptr;
-    while (p < limit && is_digit(*p)) ++p;
-  }
-  return p < limit && ends_value(*p) ? p : nullptr;
-}
-
-// The value of the four hex digits at `at`, or nullopt.
-std::optional<unsigned> hex4_at(const char* at, const char* limit) {
-  if (limit - at < 4) return std::nullopt;
-  unsigned code = 0;
-  for (int i = 0; i < 4; ++i) {
-    const char c = at[i];
-    unsigned digit = 0;
-    if (c >= '0' && c <= '9') digit = static_cast<unsigned>(c - '0');
-    else if (c >= 'a' && c <= 'f') digit = static_cast<unsigned>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') digit = static_cast<unsigned>(c - 'A' + 10);
-    else return std::nullopt;
-    code = code << 4 | digit;
-  }
-  return code;
+  const char* p = json_number_end(at, limit);
+  return p != nullptr && p < limit && ends_value(*p) ? p : nullptr;
 }
 
 // Whether every backslash from `at` (the first in the line) to `limit` starts a valid escape
@@ -76,12 +46,12 @@ bool escapes_valid(const char* at, const char* limit) {
         at += 2;
         break;
       case 'u': {
-        const std::optional<unsigned> code = hex4_at(at + 2, limit);
+        const std::optional<unsigned> code = json_hex4(at + 2, limit);
         if (!code || (*code >= 0xdc00 && *code <= 0xdfff)) return false;
         at += 6;
         if (*code >= 0xd800 && *code <= 0xdbff) {  // a low surrogate must follow
           if (limit - at < 2 || at[0] != '\\' || at[1] != 'u') return false;
-          const std::optional<unsigned> low = hex4_at(at + 2, limit);
+          const std::optional<unsigned> low = json_hex4(at + 2, limit);
           if (!low || *low < 0xdc00 || *low > 0xdfff) return false;
           at += 6;
         }
