@@ -75,11 +75,11 @@ class HeavyHitters {
   /// Bytes held by the summary: fixed at construction, whatever the stream.
   size_t memory_bytes() const {
     return (slots_.capacity() + scratch_.capacity()) * sizeof(Slot) +
-           (keys_.capacity() + free_keys_.capacity()) * sizeof(KeyBytes);
+           keys_.capacity() * sizeof(KeyBytes) + free_keys_.capacity() * sizeof(uint32_t);
   }
 
  private:
-  // The probed part stays small (16 bytes a slot) so that lookups stay in cache; the key bytes
+  // The probed part stays small (24 bytes a slot) so that lookups stay in cache; the key bytes
   // live apart and are touched only when a key enters the summary or is reported.
   struct Slot {
     uint64_t hash = 0;
