@@ -3,12 +3,14 @@
 # SECONDS (60 by default), starting from its saved inputs in tests/fuzz/corpus. New inputs that
 # reach new code are kept in BUILD/fuzz-corpus; an input that breaks a target is saved as
 # BUILD/fuzz-TARGET-crash-* (copy it into tests/fuzz/corpus/TARGET once the bug is fixed, so
-# that the test suite replays it from then on).
+# that the test suite replays it from then on). Ends with "N passed, N failed", one per target.
 set -uo pipefail
 build=${1:?usage: run.sh BUILD [SECONDS]}
 seconds=${2:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 status=0
+passed=0
+failed=0
 for target in key_extraction chunk_reader checkpoint_codec key_path; do
   corpus="$build/fuzz-corpus/$target"
   mkdir -p "$corpus"
@@ -18,9 +20,13 @@ for target in key_extraction chunk_reader checkpoint_codec key_path; do
   if "$build/tests/fuzz/${target}_fuzz" "${options[@]}" "$corpus" "$here/corpus/$target" \
       2> "$log"; then
     echo "$target: nothing broke in ${seconds} s ($(grep -o 'Done [0-9]* runs' "$log" | tail -n 1))"
+    passed=$((passed + 1))
   else
+    tail -n 60 "$log" >&2
     echo "$target: an input broke it; see $log and $build/fuzz-$target-crash-*" >&2
     status=1
+    failed=$((failed + 1))
   fi
 done
+echo "$passed passed, $failed failed"
 exit "$status"
