@@ -106,7 +106,7 @@ complete -c keyshard -n $split -l on-bad -x -a 'dead-letter skip fail' \
 complete -c keyshard -n $split -l dead-letter -r -F -d 'Dead-letter file'
 # Checkpoints
 complete -c keyshard -n $split -l checkpoint-every -x \
-    -d 'Checkpoint after this much input, or this often (64MiB, 30s, 5m, off)'
+    -d 'Checkpoint after this much input, or this often (64MiB, 30s, 5m, auto, off)'
 complete -c keyshard -n $split -l commit -x -a '(__keyshard_commit_modes)' \
     -d 'How durable each checkpoint is (default sync)'
 complete -c keyshard -n $split -l incremental \

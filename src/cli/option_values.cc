@@ -172,11 +172,16 @@ Status parse_missing_key(const std::string& text, RunConfig& config) {
   return usage("invalid --missing-key \"" + text + "\": use bad or partition:P");
 }
 
-// 64MiB, or a duration: 30s, 5m, 1h; off: only at the start and the end of the run.
+// 64MiB, or a duration: 30s, 5m, 1h; off: only at the start and the end of the run; auto: by
+// size, sync_ahead_bytes() for config.partitions.
 Status parse_checkpoint_every(const std::string& text, RunConfig& config) {
   config.checkpoint_every_bytes = 0;
   config.checkpoint_every_seconds = 0;
   if (text == "off") return {};
+  if (text == "auto") {
+    config.checkpoint_every_bytes = sync_ahead_bytes(config.partitions);
+    return {};
+  }
   if (parse_size(text, config.checkpoint_every_bytes) && config.checkpoint_every_bytes > 0) {
     return {};
   }
@@ -189,7 +194,7 @@ Status parse_checkpoint_every(const std::string& text, RunConfig& config) {
     return {};
   }
   return usage("invalid --checkpoint-every \"" + text +
-               "\": give a size of input (64MiB), a time (30s, 5m, 1h) or off");
+               "\": give a size of input (64MiB), a time (30s, 5m, 1h), auto or off");
 }
 
 Status parse_guardrails(const SplitOptions& options, RunConfig& config) {

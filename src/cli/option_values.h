@@ -31,7 +31,8 @@ Status parse_salts(const SplitOptions& options, RunConfig& config);
 Status invalid_hot_keys(const std::string& text);
 /// --missing-key: bad or partition:P (needs config.partitions set).
 Status parse_missing_key(const std::string& text, RunConfig& config);
-/// --checkpoint-every: a size of input, a duration (30s, 5m, 1h) or off.
+/// --checkpoint-every: a size of input, a duration (30s, 5m, 1h), auto or off (auto needs
+/// config.partitions set).
 Status parse_checkpoint_every(const std::string& text, RunConfig& config);
 /// --max-bad and --max-skew.
 Status parse_guardrails(const SplitOptions& options, RunConfig& config);

@@ -43,7 +43,7 @@ struct SplitOptions {
   std::string on_bad = "dead-letter";
   std::string dead_letter;
   // Checkpoints
-  std::string checkpoint_every = "64MiB";
+  std::string checkpoint_every = "auto";
   std::string commit = "sync";
   bool incremental = false;
   std::string max_bad;   // N or P%

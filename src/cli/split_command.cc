@@ -94,7 +94,8 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
       ->check(not_empty("names no file: give a path (without it, the default)"));
 
   split->add_option("--checkpoint-every", o.checkpoint_every,
-                    "Checkpoint after this much input (SIZE),\nor this often (30s, 5m); off")
+                    "Checkpoint after this much input (SIZE),\nor this often (30s, 5m); off;\n"
+                    "auto: 64MiB, or 256KiB a partition\nup to 256MiB")
       ->group("Checkpoints")
       ->type_name("WHEN")
       ->capture_default_str();

@@ -2,6 +2,7 @@
 // default and conflict is resolved. The pipeline reads it and never changes it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -58,10 +59,11 @@ struct RunConfig {
 
   // Checkpoints (with -o DIR): a consistent cut every so many bytes of input or seconds
   bool checkpoints = false;
-  uint64_t checkpoint_every_bytes = 64u << 20;  // 0: not by size
+  uint64_t checkpoint_every_bytes = 64u << 20;  // 0: not by size (the default: sync_ahead_bytes)
   double checkpoint_every_seconds = 0;          // 0: not by time
   bool commit_sync = true;   // fsync the outputs before each checkpoint that covers them
-                             // (and, between checkpoints further apart, every kSyncAheadBytes)
+                             // (and, between checkpoints further apart, every
+                             // sync_ahead_bytes())
   bool incremental = false;  // continue every input from its recorded offset; hold back a
                              // last line without '\n'
   // Guardrails: a run that crosses them ends with kExitTooManyBad / kExitSkewed
@@ -93,8 +95,14 @@ inline constexpr double kMinHotKeyShare = 0.0001;
 
 /// Under --commit sync, the outputs are made durable after at most this much input, whether a
 /// checkpoint is due or not: the disk writes (and flushes its cache) as the run goes, not all at
-/// its end. It is the default checkpoint interval, whose checkpoints sync anyway.
-inline constexpr uint64_t kSyncAheadBytes = 64u << 20;
+/// its end. It is also the default checkpoint interval (--checkpoint-every auto), whose
+/// checkpoints sync anyway: 64 MiB, or 256 KiB a partition up to 256 MiB. Each sync then finds
+/// every partition file grown by a piece the filesystem writes back in one go; with 1,024
+/// partitions, syncing every 64 MiB (64 KiB a file) cost about a tenth more CPU, most of it in
+/// the kernel's writeback of many small pieces.
+inline uint64_t sync_ahead_bytes(uint32_t partitions) {
+  return std::clamp(uint64_t{partitions} << 18, uint64_t{64} << 20, uint64_t{256} << 20);
+}
 
 /// The summary a run with -o DIR writes in DIR.
 inline constexpr const char* kSummaryFileName = "keyshard-summary.json";

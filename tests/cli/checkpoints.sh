@@ -761,3 +761,25 @@ for f in sync-ahead/part-*; do
   expect_same_file "async-ahead/${f#sync-ahead/}" "$f" "--commit async writes the same bytes"
 done
 pass "--commit sync syncs every 64 MiB between checkpoints further apart; -v counts the syncs"
+
+# --checkpoint-every auto (the default) is 64 MiB, or 256 KiB a partition up to 256 MiB: with
+# -n 512, 128 MiB, so 72 MiB of input has only the checkpoint at the start, and no sync ahead
+# either. A size given is kept whatever -n is.
+ks split -k user_id -n 512 -v -o auto-512 seventy.ndjson 2> auto512.err
+expect_contains "$(cat auto512.err)" "checkpoints during the run: 1  outputs synced between them: 0" \
+  "-n 512: checkpoints every 128 MiB by default"
+ks split -k user_id -n 512 -v --checkpoint-every off -o off-512 seventy.ndjson 2> off512.err
+expect_contains "$(cat off512.err)" "checkpoints during the run: 1  outputs synced between them: 0" \
+  "-n 512: no sync ahead within 128 MiB"
+ks split -k user_id -n 512 -v --checkpoint-every 64MiB -o given-512 seventy.ndjson 2> given512.err
+expect_contains "$(cat given512.err)" "checkpoints during the run: 2  outputs synced between them: 0" \
+  "-n 512 --checkpoint-every 64MiB: as given"
+ks split -k user_id -n 4 -v --checkpoint-every auto -o auto-4 seventy.ndjson 2> auto4.err
+expect_contains "$(cat auto4.err)" "checkpoints during the run: 2  outputs synced between them: 0" \
+  "-n 4 --checkpoint-every auto: 64 MiB"
+expect_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["options"]["checkpoint-every"])' \
+  auto-512/.keyshard/checkpoint.json 2> /dev/null || echo unreadable)" auto "the checkpoint records auto"
+for f in auto-512/part-*; do
+  expect_same_file "given-512/${f#auto-512/}" "$f" "the interval changes no byte"
+done
+pass "--checkpoint-every auto: 64 MiB, or 256 KiB a partition up to 256 MiB"
