@@ -59,7 +59,8 @@ struct RunConfig {
 
   // Checkpoints (with -o DIR): a consistent cut every so many bytes of input or seconds
   bool checkpoints = false;
-  uint64_t checkpoint_every_bytes = 64u << 20;  // 0: not by size (the default: sync_ahead_bytes)
+  uint64_t checkpoint_every_bytes = 64u << 20;  // 0: not by size (--checkpoint-every auto, the
+                                                // default, sets sync_ahead_bytes(partitions))
   double checkpoint_every_seconds = 0;          // 0: not by time
   bool commit_sync = true;   // fsync the outputs before each checkpoint that covers them
                              // (and, between checkpoints further apart, every
