@@ -65,7 +65,8 @@ test-tsan: deps
 fuzz: deps
 	@./.ci/install-packages $(FUZZ_DEPS)
 	@[ -f build-fuzz/build.ninja ] || CXX=clang++ meson setup build-fuzz -Dfuzz=true \
-	  -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized -Db_ndebug=false
+	  -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized -Db_ndebug=false \
+	  $(MESON_FLAGS)
 	@ninja -C build-fuzz tests/fuzz/key_extraction_fuzz tests/fuzz/chunk_reader_fuzz \
 	  tests/fuzz/checkpoint_codec_fuzz tests/fuzz/key_path_fuzz
 	@./tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
