@@ -124,7 +124,8 @@ class GrammarChecker {
     const char* begin = text_.data() + at_;
     const char* end = json_number_end(begin, text_.data() + text_.size());
     if (end == nullptr) {
-      // Not the start of any JSON value ("bad line", "{a:1}"), unless a sign came first.
+      // Where no number could start, no JSON value does ("bad line", "{a:1}"); where a sign
+      // or a digit came, a number did and was cut short.
       return fail(peek() == '-' || is_json_digit(peek()) ? "invalid number" : "not a JSON value");
     }
     at_ += static_cast<size_t>(end - begin);

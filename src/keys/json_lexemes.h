@@ -33,15 +33,15 @@ inline const char* json_number_end(const char* at, const char* limit) {
   return p;
 }
 
-/// The value of the four hex digits (either case) at `at`, or nullopt when fewer than four
-/// come before `limit`.
+/// The value of the four hex digits (either case) at `at`, or nullopt when any of the four is
+/// not one, or fewer than four come before `limit`.
 inline std::optional<unsigned> json_hex4(const char* at, const char* limit) {
   if (limit - at < 4) return std::nullopt;
   unsigned code = 0;
   for (int i = 0; i < 4; ++i) {
     const char c = at[i];
     unsigned digit = 0;
-    if (c >= '0' && c <= '9') {
+    if (is_json_digit(c)) {
       digit = static_cast<unsigned>(c - '0');
     } else if (c >= 'a' && c <= 'f') {
       digit = static_cast<unsigned>(c - 'a' + 10);
