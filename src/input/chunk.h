@@ -13,6 +13,8 @@
 
 namespace keyshard {
 
+class MappedWindow;
+
 /// Where a line goes: a partition number, or one of these.
 inline constexpr uint32_t kToBadLine = UINT32_MAX;
 inline constexpr uint32_t kToSaltedPending = UINT32_MAX - 1;  // decided by the salt sequencer
@@ -29,14 +31,20 @@ struct BadLine {
 };
 
 struct Chunk {
-  // Text, written by the reader. Every line ends with '\n' except possibly the last line of
-  // an input that has no final newline; `padding` readable bytes follow `size`.
-  std::unique_ptr<char[]> data;
+  // Text, written by the reader: `size` bytes at text(). Every line ends with '\n' except
+  // possibly the last line of an input that has no final newline. Bytes up to readable_end()
+  // (at least kLinePadding past `size`) may be read.
+  std::unique_ptr<char[]> data;  // the text when it was read into the chunk
   size_t size = 0;
-  size_t capacity = 0;  // usable bytes, not counting the padding
+  size_t capacity = 0;  // usable bytes of `data`, not counting the padding
+  // The text when it is read in place: a view of a mapped input file, kept mapped by `window`,
+  // with `view_readable` bytes readable from `view`. Null: the text is in `data`.
+  const char* view = nullptr;
+  size_t view_readable = 0;
+  std::shared_ptr<const MappedWindow> window;
   uint64_t sequence = 0;
   uint32_t input = 0;          // index of the input the lines came from
-  uint64_t input_offset = 0;   // byte offset of data[0] within that input (decompressed)
+  uint64_t input_offset = 0;   // byte offset of text()[0] within that input (decompressed)
   bool final_fragment = false;  // the input ended without '\n' inside this chunk
   bool checkpoint_after = false;  // a checkpoint is taken once every owner has applied this
   uint32_t interval = 0;          // checkpoints taken before it (heavy-hitter summaries)
@@ -64,6 +72,10 @@ struct Chunk {
   // Set under --on-bad fail: lines from this index on are not applied, and the run stops.
   uint32_t stop_at_line = UINT32_MAX;
 
+  const char* text() const { return view != nullptr ? view : data.get(); }
+  /// How many bytes from text() may be read (the text and what follows it).
+  size_t readable_end() const { return view != nullptr ? view_readable : capacity + kLinePadding; }
+
   size_t line_count() const { return line_starts.empty() ? 0 : line_starts.size() - 1; }
 
   /// Line i's key bytes (--annotate key only); empty for a line without a key.
@@ -76,8 +88,8 @@ struct Chunk {
   std::string_view line(size_t i) const {
     const uint32_t begin = line_starts[i];
     uint32_t end = line_starts[i + 1];
-    if (end > begin && data[end - 1] == '\n') --end;
-    return {data.get() + begin, end - begin};
+    if (end > begin && text()[end - 1] == '\n') --end;
+    return {text() + begin, end - begin};
   }
 };
 

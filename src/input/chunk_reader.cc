@@ -155,6 +155,8 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
     }
 
     chunk.flush_after = false;
+    chunk.view = nullptr;
+    chunk.window.reset();
     if (unflushed_ && source_->streaming()) {
       // Lines handed out from a pipe wait in the owners' buffers; once the pipe has been quiet
       // for a moment, an empty chunk tells the owners to write them out.
@@ -177,6 +179,10 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
     if (chunk.capacity > 4 * chunk_size_ && carry_.size() < chunk_size_) {
       chunk.data.reset();
       chunk.capacity = 0;
+    }
+    if (carry_.empty() && !source_done_ && take_in_place(chunk)) {
+      deliver(chunk);
+      return true;
     }
     chunk.size = 0;
     // Never more than one line of the longest allowed length (and its '\n') per chunk: a
@@ -279,7 +285,11 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       chunk.final_fragment = chunk.data[chunk.size - 1] != '\n';
     } else {
       const size_t keep = std::min(static_cast<size_t>(last_newline - chunk.data.get()) + 1, cut);
-      carry_.assign(chunk.data.get() + keep, chunk.size - keep);
+      if (source_->unread(chunk.size - keep)) {
+        bytes_read_ -= chunk.size - keep;  // (a file read in place goes on from the cut)
+      } else {
+        carry_.assign(chunk.data.get() + keep, chunk.size - keep);
+      }
       chunk.size = keep;
       chunk.final_fragment = false;
     }
@@ -300,6 +310,32 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
   }
 }
 
+bool ChunkReader::take_in_place(Chunk& chunk) {
+  // As when reading into a chunk: at most chunk_size_ bytes, and never more than one line of
+  // the longest allowed length (a longer one is then reported by the reading).
+  const size_t most = std::min(chunk_size_, max_line_size_ + 1);
+  std::shared_ptr<const MappedWindow> window;
+  const std::string_view view = source_->view(most + kLinePadding, window);
+  if (view.empty()) return false;  // (so near the end too: the last bytes are read as before)
+  const auto* last_newline = static_cast<const char*>(memrchr(view.data(), '\n', most));
+  if (last_newline == nullptr) return false;  // a line longer than a chunk: read it
+  size_t size = static_cast<size_t>(last_newline - view.data()) + 1;
+  index_lines(view.data(), size, chunk.line_starts);
+  if (chunk.line_count() > max_lines_) {
+    size = chunk.line_starts[max_lines_];  // just after line max_lines_
+    trim_line_index(chunk.line_starts, size);
+  }
+  source_->skip(size);
+  bytes_read_ += size;
+  chunk.view = view.data();
+  chunk.view_readable = view.size();
+  chunk.window = std::move(window);
+  chunk.size = size;
+  chunk.final_fragment = false;
+  unflushed_ = false;  // (a regular file: the end of the run writes everything out)
+  return true;
+}
+
 void ChunkReader::deliver(Chunk& chunk) {
   chunk.sequence = sequence_++;
   chunk.input = input_index_;
@@ -308,7 +344,7 @@ void ChunkReader::deliver(Chunk& chunk) {
   restarted_ = false;
   input_offset_ += chunk.size;
   bytes_delivered_ += chunk.size;
-  window_.add({chunk.data.get(), chunk.size});
+  window_.add({chunk.text(), chunk.size});
   positions_[input_index_].offset = input_offset_;
 }
 

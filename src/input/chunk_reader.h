@@ -64,6 +64,9 @@ class ChunkReader {
   Status open_next_input();
   Status position_input(InputStart& start);
   static void ensure_capacity(Chunk& chunk, size_t capacity);
+  // Fills `chunk` with a view of the lines that follow in a file read in place; false when
+  // they are to be read into the chunk instead.
+  bool take_in_place(Chunk& chunk);
   // Numbers a filled chunk and moves the input's position past it.
   void deliver(Chunk& chunk);
 

@@ -1,6 +1,7 @@
 #include "input/input_source.h"
 
 #include "input/input_position.h"
+#include "input/mapped_window.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -24,13 +25,16 @@ bool is_zstd_magic(const unsigned char* magic) {
   return skippable || std::memcmp(magic, kZstdMagic, 4) == 0;
 }
 
+// A plain input. A regular file that no program has open for writing is read in place, a
+// window of it mapped at a time (view()); what is left of it, and any other file, by read().
 class PlainSource final : public InputSource {
  public:
   PlainSource(std::string name, FileDescriptor fd, SniffedPrefix prefix)
-      : InputSource(std::move(name)), fd_(std::move(fd)), prefix_(prefix) {}
+      : InputSource(std::move(name)), fd_(std::move(fd)), prefix_(prefix), offset_(prefix.size) {}
 
   Status read(char* buffer, size_t size, size_t& got) override {
     got = 0;
+    if (!streaming()) return read_file(buffer, size, got);
     if (prefix_.used < prefix_.size) {
       got = std::min(size, prefix_.size - prefix_.used);
       std::memcpy(buffer, prefix_.bytes + prefix_.used, got);
@@ -40,12 +44,6 @@ class PlainSource final : public InputSource {
     const long count = read_input(fd_.get(), buffer, size);
     if (count < 0) return Status::error("read failed: " + errno_text(errno), name());
     got = static_cast<size_t>(count);
-    if (struct stat info {}; got == 0 && !streaming() && ::fstat(fd_.get(), &info) == 0 &&
-                             static_cast<uint64_t>(info.st_size) < file_size) {
-      shrunk_to = static_cast<uint64_t>(info.st_size);
-      const off_t position = ::lseek(fd_.get(), 0, SEEK_CUR);
-      read_when_shrunk = position > 0 ? static_cast<uint64_t>(position) : 0;
-    }
     return {};
   }
 
@@ -56,19 +54,75 @@ class PlainSource final : public InputSource {
   }
 
   bool seek(uint64_t offset, std::string& head, std::string& tail) override {
-    if (device == 0 && inode == 0) return false;  // not a regular file
+    if (streaming()) return false;
     struct stat info {};
     if (::fstat(fd_.get(), &info) != 0 || static_cast<uint64_t>(info.st_size) < offset) {
       return false;
     }
     const uint64_t window = std::min(offset, kFingerprintBytes);
     if (!read_back(0, window, head) || !read_back(offset - window, window, tail)) return false;
-    if (::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_SET) < 0) return false;
-    prefix_.used = prefix_.size;
-    return true;
+    return move_to(offset);
+  }
+
+  std::string_view view(size_t size, std::shared_ptr<const MappedWindow>& window) override {
+    if (streaming() || position_ + size > file_size) return {};
+    if (!mappable_) mappable_ = nobody_writes(fd_.get());
+    // A file that shrank since it was opened is read() from here on, which reports its end.
+    if (struct stat info {}; !*mappable_ || ::fstat(fd_.get(), &info) != 0 ||
+                             static_cast<uint64_t>(info.st_size) < file_size) {
+      mappable_ = false;
+      window_.reset();  // (the chunks that view it keep it mapped while they need it)
+      return {};
+    }
+    if (!window_ || position_ < window_->offset() ||
+        position_ + size > window_->offset() + window_->length()) {
+      window_.reset();
+      const uint64_t start = position_ - position_ % kPageSize;
+      const uint64_t length =
+          std::min(file_size - start, std::max(kWindowBytes, position_ + size - start));
+      window_ = MappedWindow::map(fd_.get(), name(), start, static_cast<size_t>(length));
+      if (!window_) {
+        mappable_ = false;
+        return {};
+      }
+    }
+    window = window_;
+    return {window_->data() + (position_ - window_->offset()), size};
+  }
+
+  void skip(size_t size) override { (void)move_to(position_ + size); }
+
+  bool unread(size_t size) override {
+    return !streaming() && size <= position_ && move_to(position_ - size);
   }
 
  private:
+  // A regular file is read from position_, which view() and skip() share. The descriptor's
+  // own offset follows it (as tools such as progress(1) show how far a reader got).
+  bool move_to(uint64_t position) {
+    position_ = position;
+    if (::lseek(fd_.get(), static_cast<off_t>(position), SEEK_SET) < 0) return false;
+    offset_ = position;
+    return true;
+  }
+
+  Status read_file(char* buffer, size_t size, size_t& got) {
+    if (offset_ != position_ && !move_to(position_)) {
+      return Status::error("cannot seek: " + errno_text(errno), name());
+    }
+    const long count = read_input(fd_.get(), buffer, size);
+    if (count < 0) return Status::error("read failed: " + errno_text(errno), name());
+    got = static_cast<size_t>(count);
+    position_ += got;
+    offset_ = position_;
+    if (struct stat info {}; got == 0 && ::fstat(fd_.get(), &info) == 0 &&
+                             static_cast<uint64_t>(info.st_size) < file_size) {
+      shrunk_to = static_cast<uint64_t>(info.st_size);
+      read_when_shrunk = position_;
+    }
+    return {};
+  }
+
   bool read_back(uint64_t at, uint64_t size, std::string& out) {
     out.assign(size, '\0');
     size_t done = 0;
@@ -82,8 +136,15 @@ class PlainSource final : public InputSource {
     return true;
   }
 
+  static constexpr uint64_t kWindowBytes = 16u << 20;
+  static constexpr uint64_t kPageSize = 1u << 16;  // a multiple of any page size Linux uses
+
   FileDescriptor fd_;
-  SniffedPrefix prefix_;
+  SniffedPrefix prefix_;  // (a regular file is read from its start again instead)
+  uint64_t position_ = 0;  // a regular file's next byte
+  uint64_t offset_;        // the descriptor's offset
+  std::optional<bool> mappable_;  // known at the first view()
+  std::shared_ptr<const MappedWindow> window_;
 };
 
 }  // namespace

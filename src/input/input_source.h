@@ -10,12 +10,15 @@
 #include <optional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/files.h"
 #include "util/status.h"
 
 namespace keyshard {
+
+class MappedWindow;
 
 class InputSource {
  public:
@@ -36,6 +39,23 @@ class InputSource {
   /// be read through instead (a pipe, zstd) or the file is shorter than `offset`.
   virtual bool seek(uint64_t offset, std::string& head, std::string& tail) {
     (void)offset, (void)head, (void)tail;
+    return false;
+  }
+
+  /// A regular file read in place: a view of its next `size` bytes, mapped into memory (see
+  /// mapped_window.h), without moving on; `window` then holds the mapping they lie in. Empty
+  /// when the source cannot: not a regular file, one some program has open for writing, or
+  /// fewer than `size` bytes left of the size it had when opened (read() reads the rest).
+  virtual std::string_view view(size_t size, std::shared_ptr<const MappedWindow>& window) {
+    (void)size, (void)window;
+    return {};
+  }
+  /// Moves on by `size` bytes (viewed), as a read() of them would.
+  virtual void skip(size_t size) { (void)size; }
+  /// Steps back over the last `size` bytes read, so that the next read or view starts with
+  /// them; false when the source cannot (it reads only forwards: a pipe, zstd).
+  virtual bool unread(size_t size) {
+    (void)size;
     return false;
   }
 

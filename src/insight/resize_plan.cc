@@ -50,7 +50,7 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
   std::vector<uint64_t> input_lines(config.inputs.size() + 1);  // per input: lines read so far
   while (reader.next(chunk, status)) {
     input_lines.at(chunk.input) += chunk.line_count();
-    const size_t readable_end = chunk.capacity + kLinePadding;
+    const size_t readable_end = chunk.readable_end();
     for (size_t i = 0; i < chunk.line_count(); ++i) {
       ++plan.lines;
       const Extraction extraction =

@@ -1,11 +1,16 @@
 // What key extraction says about one line: the key bytes, or why the line is a bad line.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace keyshard {
+
+/// Bytes a caller must keep readable after the end of each line it passes in (simdjson's
+/// padding: its parsers read up to this far past a document).
+inline constexpr size_t kLinePadding = 64;
 
 /// Why a line is a bad line; each reason is counted apart in the summary.
 enum class BadReason : uint8_t {

@@ -18,8 +18,7 @@
 
 namespace keyshard {
 
-/// Bytes a caller must keep readable after the end of each line it passes in.
-inline constexpr size_t kLinePadding = simdjson::SIMDJSON_PADDING;
+static_assert(kLinePadding == simdjson::SIMDJSON_PADDING);
 
 class JsonPathWalker {
  public:

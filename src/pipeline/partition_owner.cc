@@ -127,7 +127,7 @@ Status PartitionOwner::append_lines(const Chunk& chunk, uint32_t partition, uint
   // The lines are copied as they stand in the chunk, '\n' included, neighbours in one copy;
   // only an input's last line can lack its '\n', and it is the chunk's last line.
   Output& output = output_of(partition);
-  const char* data = chunk.data.get();
+  const char* data = chunk.text();
   const uint32_t* starts = chunk.line_starts.data();
   const uint32_t* order = chunk.order.data();
   uint64_t bytes = 0;

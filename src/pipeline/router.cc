@@ -78,8 +78,8 @@ void Router::route(Chunk& chunk) {
   chunk.pending_salts.clear();
   if (config_.hot_keys_share) chunk.key_hashes.assign(lines, 0);
   if (config_.annotate_salt) chunk.salt_of_line.assign(lines, -1);
-  const size_t readable_end = chunk.capacity + kLinePadding;
-  extractor_.begin_block(chunk.data.get(), lines == 0 ? 0 : chunk.line_starts[lines]);
+  const size_t readable_end = chunk.readable_end();
+  extractor_.begin_block(chunk.text(), lines == 0 ? 0 : chunk.line_starts[lines]);
 
   for (size_t i = 0; i < lines; ++i) {
     const std::string_view line = chunk.line(i);

@@ -24,7 +24,7 @@ uint32_t SaltSequencer::deal(std::string_view key, uint32_t sub_keys, uint64_t& 
 
 void SaltSequencer::detect_hot_keys(Chunk& chunk) {
   const double share = *config_.hot_keys_share;
-  const size_t readable_end = chunk.capacity + kLinePadding;
+  const size_t readable_end = chunk.readable_end();
   for (size_t i = 0; i < chunk.key_hashes.size(); ++i) {
     const uint64_t hash = chunk.key_hashes[i];
     if (hash == 0) continue;  // no key

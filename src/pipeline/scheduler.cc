@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "input/mapped_window.h"
 #include "util/elapsed.h"
 
 namespace keyshard {
@@ -83,9 +84,18 @@ void Scheduler::work(unsigned worker, Router& router, PartitionOwner& owner) {
       ++next_to_apply_[worker];
       if (--slot.owners_left == 0) {
         slot.chunk = nullptr;
+        // A chunk read in place lets go of its window of the input file, which is unmapped
+        // (outside the lock) once no chunk views it.
+        std::shared_ptr<const MappedWindow> window = std::move(chunk->window);
+        chunk->view = nullptr;
         free_.push_back(chunk);
         // No worker waits for another's apply: only the reader.
         if (free_.size() == kReaderWakeChunks) chunk_freed_.notify_one();
+        if (window) {
+          lock.unlock();
+          window.reset();
+          lock.lock();
+        }
       }
     } else if (!sequencing_ && next_to_sequence_ < published_ && unsequenced.routed &&
                !unsequenced.sequenced) {

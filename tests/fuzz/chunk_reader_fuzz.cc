@@ -1,10 +1,12 @@
 // Fuzz target: the reader stage on one input file, plain or zstd (told by its magic bytes), cut
-// into chunks of whole lines. The first byte chooses the chunk size and --max-line-size; the
-// rest is the file. The chunks, one after another, must give back the file's bytes exactly
+// into chunks of whole lines. The first byte chooses the chunk size, --max-line-size and whether
+// the file is still open for writing (read with read()) or not (read in place); the rest is the
+// file. The chunks, one after another, must give back the file's bytes exactly
 // (for zstd, what libzstd decompresses from it), every chunk must end with a newline but the
 // last line of the input, and a line longer than --max-line-size must stop the reader after
 // the whole lines before it. A zstd file that libzstd cannot decompress to its end must be an
 // error, never a short input.
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -77,10 +79,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     expected.assign(file);
   }
 
-  const int fd = memfd_create("keyshard-fuzz", 0);
+  int fd = memfd_create("keyshard-fuzz", 0);
   if (fd < 0) fail("memfd_create failed");
   if (!file.empty() && write(fd, file.data(), file.size()) != static_cast<ssize_t>(file.size())) {
     fail("write to the memfd failed");
+  }
+  if ((data[0] & 16) != 0) {
+    // Opened for reading only, the file is no longer open for writing: it is read in place.
+    const int read_only = open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_RDONLY);
+    if (read_only < 0) fail("cannot open the memfd for reading");
+    close(fd);
+    fd = read_only;
   }
   ChunkReader reader({"/proc/self/fd/" + std::to_string(fd)}, chunk_size, max_line_size);
   Chunk chunk;
@@ -89,7 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool last_unterminated = false;
   while (reader.next(chunk, status)) {
     if (last_unterminated) fail("a chunk came after a line without its newline");
-    const std::string_view text(chunk.data.get(), chunk.size);
+    const std::string_view text(chunk.text(), chunk.size);
     if (!text.empty() && text.back() != '\n') last_unterminated = true;
     if (chunk.final_fragment != last_unterminated) fail("final_fragment is wrong");
     delivered.append(text);

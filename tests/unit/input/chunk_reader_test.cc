@@ -5,6 +5,8 @@
 #include "input/chunk_reader.h"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -75,6 +77,7 @@ struct Delivered {
   uint64_t sequence = 0;
   bool final_fragment = false;
   size_t capacity = 0;
+  bool in_place = false;  // a view of the input file, mapped
 };
 
 struct Reading {
@@ -95,20 +98,21 @@ Reading read_all(const std::vector<std::string>& paths, size_t chunk_size,
   for (size_t turn = 0;; ++turn) {
     Chunk& chunk = pool[turn % 3];
     if (!reader.next(chunk, reading.status)) break;
-    REQUIRE(chunk.data != nullptr);
-    REQUIRE(chunk.size <= chunk.capacity);
+    REQUIRE(chunk.text() != nullptr);
+    REQUIRE(chunk.size + kLinePadding <= chunk.readable_end());
+    if (chunk.view == nullptr) REQUIRE(chunk.size <= chunk.capacity);
     unsigned padding_sum = 0;
-    for (size_t i = chunk.size; i < chunk.capacity + kLinePadding; ++i) {
-      padding_sum += static_cast<unsigned char>(chunk.data[i]);
+    for (size_t i = chunk.size; i < chunk.readable_end(); ++i) {
+      padding_sum += static_cast<unsigned char>(chunk.text()[i]);
     }
     (void)padding_sum;
     // The lines are found already, exactly as index_lines finds them in the text delivered.
     std::vector<uint32_t> starts;
-    index_lines(chunk.data.get(), chunk.size, starts);
+    index_lines(chunk.text(), chunk.size, starts);
     REQUIRE(chunk.line_starts == starts);
-    reading.chunks.push_back(Delivered{std::string(chunk.data.get(), chunk.size), chunk.input,
+    reading.chunks.push_back(Delivered{std::string(chunk.text(), chunk.size), chunk.input,
                                        chunk.input_offset, chunk.sequence, chunk.final_fragment,
-                                       chunk.capacity});
+                                       chunk.capacity, chunk.view != nullptr});
     REQUIRE(reading.chunks.size() < 50'000'000);  // a reader that never ends
   }
   // The end is sticky: another call still says there is nothing more.
@@ -215,6 +219,30 @@ TEST_CASE("chunks put back together reproduce each input exactly, for many chunk
       check_reading(reading, {content});
       CHECK(reading.names == std::vector<std::string>{path});
     }
+  }
+}
+
+TEST_CASE("a file no program writes to is read in place, across windows, as read() reads it") {
+  const TempDir dir;
+  const std::string content = random_lines(90000, false, 3);  // about 38 MiB: three windows
+  REQUIRE(content.size() > (32u << 20));
+  const std::string path = dir.write("windows", content);
+  for (const size_t chunk_size : {size_t{4096}, size_t{1} << 20}) {
+    CAPTURE(chunk_size);
+    const Reading mapped = read_all({path}, chunk_size);
+    check_reading(mapped, {content});
+    const auto in_place = static_cast<size_t>(std::count_if(
+        mapped.chunks.begin(), mapped.chunks.end(), [](const Delivered& c) { return c.in_place; }));
+    // All but the chunks near the end and those holding a line longer than a chunk.
+    CHECK(in_place + 3 + (chunk_size < 5001 ? 2000 : 0) >= mapped.chunks.size());
+    // Held open for writing (as a live log is), the file is read into the chunks instead.
+    const int writer = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    REQUIRE(writer >= 0);
+    const Reading read = read_all({path}, chunk_size);
+    ::close(writer);
+    check_reading(read, {content});
+    CHECK(std::none_of(read.chunks.begin(), read.chunks.end(),
+                       [](const Delivered& c) { return c.in_place; }));
   }
 }
 
@@ -603,9 +631,9 @@ Truncated read_truncated_to(const TempDir& dir, size_t cut) {
   Chunk chunk;
   Status status;
   REQUIRE(reader.next(chunk, status));
-  result.delivered.assign(chunk.data.get(), chunk.size);
+  result.delivered.assign(chunk.text(), chunk.size);
   std::filesystem::resize_file(result.path, cut);
-  while (reader.next(chunk, status)) result.delivered.append(chunk.data.get(), chunk.size);
+  while (reader.next(chunk, status)) result.delivered.append(chunk.text(), chunk.size);
   CHECK(status.ok());
   return result;
 }

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Regular files read in place (mapped): the outputs are byte for byte those of a file read with
+# read() (which is what a file some program has open for writing gets); a file truncated under
+# lines in flight stops the run with an error naming it, never a crash, and the outputs hold
+# only whole lines of the file as it was.
+source "$(dirname "$0")/lib.sh"
+
+# Lines of every kind, in many chunks: lines longer than a chunk, CRLF, empty and bad lines,
+# no final newline.
+python3 - <<'PY'
+import random
+random.seed(7)
+with open("mixed.ndjson", "w", newline="") as out:
+    for i in range(60000):
+        kind = i % 997
+        if kind == 5:
+            out.write('{"user_id":"long","pad":"%s"}\n' % ("x" * 9000))
+        elif kind == 6:
+            out.write('{"user_id":"crlf%d"}\r\n' % i)
+        elif kind == 7:
+            out.write("\n")
+        elif kind == 8:
+            out.write("not json\n")
+        else:
+            out.write('{"user_id":"u%d","n":%d,"s":"%s"}\n'
+                      % (random.randrange(5000), i, "y" * random.randrange(200)))
+    out.write('{"user_id":"last"}')
+PY
+
+# split_both NAME ARGS...: the same split of mixed.ndjson read in place and read with read()
+# (the file held open for writing meanwhile), into NAME-mapped and NAME-read.
+split_both() {
+  local name=$1
+  shift
+  ks split -q -k user_id -o "$name-mapped" "$@" mixed.ndjson
+  exec 3>>mixed.ndjson
+  ks split -q -k user_id -o "$name-read" "$@" mixed.ndjson
+  exec 3>&-
+  local file
+  for file in "$name-read"/*; do
+    [[ $file == */keyshard-summary.json ]] && continue
+    expect_same_file "$name-mapped/${file##*/}" "$file" "$name: ${file##*/} read in place"
+  done
+  expect_eq "$(cd "$name-mapped" && ls)" "$(cd "$name-read" && ls)" "$name: the same files"
+}
+split_both small -n 7 --chunk-size 4KiB
+split_both default -n 3
+split_both annotated -n 5 --chunk-size 64KiB --annotate partition,offset
+expect_eq "$(cat small-mapped/part-* | wc -l)" "$(grep -c user_id mixed.ndjson)" \
+  "every good line written"
+
+# A line longer than --max-line-size, after many chunks: the same error, at the same line.
+cp mixed.ndjson overlong.ndjson
+python3 -c 'print("{\"user_id\":\"huge\",\"pad\":\"%s\"}" % ("z" * 70000))' >> overlong.ndjson
+cat mixed.ndjson >> overlong.ndjson
+run_status ks split -q -k user_id -n 3 --chunk-size 4KiB --max-line-size 64KiB -o long-mapped \
+  overlong.ndjson
+expect_eq "$STATUS" 1 "exit status for a line over --max-line-size: $ERR"
+expect_contains "$ERR" "overlong.ndjson:60001: the line is longer than --max-line-size" \
+  "the error names the file and the line"
+exec 3>>overlong.ndjson
+run_status ks split -q -k user_id -n 3 --chunk-size 4KiB --max-line-size 64KiB -o long-read \
+  overlong.ndjson
+exec 3>&-
+expect_eq "$STATUS" 1 "exit status for a line over --max-line-size, read: $ERR"
+expect_contains "$ERR" "overlong.ndjson:60001: the line is longer than --max-line-size" \
+  "the error names the file and the line, read"
+pass "a file read in place gives the outputs and errors of one read with read()"
+
+# A run whose stdout is not read stops with its chunks in flight; the file is truncated under
+# them. Mapped, the run must stop with an error that names the file; its stdout holds a prefix
+# of the input in whole lines. Held open for writing elsewhere, it is read with read(): it ends
+# with the truncation warning instead.
+"$GEN_EVENTS" --bytes "$(scaled 64)MiB" --seed 3 > events.ndjson
+cp events.ndjson original.ndjson
+for holder in none writer; do
+  cp original.ndjson events.ndjson
+  set +e
+  python3 - "$KEYSHARD" "$holder" <<'PY' 2> truncated.err
+import os, subprocess, sys, time
+keyshard, holder = sys.argv[1], sys.argv[2]
+held = open("events.ndjson", "ab") if holder == "writer" else None
+run = subprocess.Popen([keyshard, "split", "-q", "-k", "user_id", "-n", "4", "-o", "-",
+                        "events.ndjson"], stdout=subprocess.PIPE)
+target = os.path.realpath("events.ndjson")
+
+def position():
+    for fd in os.listdir(f"/proc/{run.pid}/fd"):
+        if os.readlink(f"/proc/{run.pid}/fd/{fd}") == target:
+            with open(f"/proc/{run.pid}/fdinfo/{fd}") as info:
+                return int(info.readline().split()[1])
+    return -1
+
+# Wait until the reader stands still: every chunk of the pool in flight.
+last, still = -1, 0
+while still < 20:
+    time.sleep(0.01)
+    now = position()
+    still = still + 1 if now == last and now > 0 else 0
+    last = now
+with open(f"/proc/{run.pid}/maps") as maps:
+    mapped = target in maps.read()
+if mapped != (holder == "none"):
+    sys.exit(f"mapped: {mapped}, with holder {holder}")
+os.truncate("events.ndjson", 0)
+with open("stdout.ndjson", "wb") as out:
+    out.write(run.stdout.read())
+sys.exit(run.wait())
+PY
+  STATUS=$?
+  set -e
+  ERR=$(cat truncated.err)
+  if [ "$holder" = none ]; then
+    expect_eq "$STATUS" 1 "exit status, truncated under chunks in flight: $ERR"
+    expect_contains "$ERR" "keyshard: events.ndjson: the file shrank while it was read" \
+      "the error names the file"
+  else
+    expect_eq "$STATUS" 0 "exit status, truncated while read with read(): $ERR"
+    expect_contains "$ERR" "events.ndjson: truncated from" "the warning names the file"
+  fi
+  size=$(stat -c %s stdout.ndjson)
+  [ "$size" -gt 0 ] || fail "$holder: nothing written before the truncation"
+  expect_same_file stdout.ndjson <(head -c "$size" original.ndjson) "$holder: a prefix of the input"
+  expect_eq "$(tail -c 1 stdout.ndjson | od -An -c | tr -d ' ')" '\n' "$holder: whole lines"
+done
+pass "a file truncated under lines in flight: an error naming it (mapped) or a warning (read)"
