@@ -29,12 +29,21 @@ bool is_zstd_magic(const unsigned char* magic) {
 // window of it mapped at a time (view()); what is left of it, and any other file, by read().
 class PlainSource final : public InputSource {
  public:
-  PlainSource(std::string name, FileDescriptor fd, SniffedPrefix prefix)
-      : InputSource(std::move(name)), fd_(std::move(fd)), prefix_(prefix), offset_(prefix.size) {}
+  /// `regular`: a regular file, read from where its descriptor stood before the sniffing (the
+  /// start, or where a shell's `read` left standard input) when it can seek.
+  PlainSource(std::string name, FileDescriptor fd, SniffedPrefix prefix, bool regular)
+      : InputSource(std::move(name)), fd_(std::move(fd)), prefix_(prefix) {
+    const off_t at = regular ? ::lseek(fd_.get(), 0, SEEK_CUR) : -1;
+    if (at >= static_cast<off_t>(prefix_.size)) {
+      seekable_ = true;
+      offset_ = static_cast<uint64_t>(at);
+      position_ = offset_ - prefix_.size;
+    }
+  }
 
   Status read(char* buffer, size_t size, size_t& got) override {
     got = 0;
-    if (!streaming()) return read_file(buffer, size, got);
+    if (seekable_) return read_file(buffer, size, got);
     if (prefix_.used < prefix_.size) {
       got = std::min(size, prefix_.size - prefix_.used);
       std::memcpy(buffer, prefix_.bytes + prefix_.used, got);
@@ -54,18 +63,20 @@ class PlainSource final : public InputSource {
   }
 
   bool seek(uint64_t offset, std::string& head, std::string& tail) override {
-    if (streaming()) return false;
+    if (!seekable_) return false;
     struct stat info {};
     if (::fstat(fd_.get(), &info) != 0 || static_cast<uint64_t>(info.st_size) < offset) {
       return false;
     }
     const uint64_t window = std::min(offset, kFingerprintBytes);
     if (!read_back(0, window, head) || !read_back(offset - window, window, tail)) return false;
-    return move_to(offset);
+    if (!move_to(offset)) return false;
+    position_ = offset;
+    return true;
   }
 
   std::string_view view(size_t size, std::shared_ptr<const MappedWindow>& window) override {
-    if (streaming() || position_ + size > file_size) return {};
+    if (!seekable_ || position_ + size > file_size) return {};
     if (!mappable_) mappable_ = nobody_writes(fd_.get());
     // A file that shrank since it was opened is read() from here on, which reports its end.
     if (struct stat info {}; !*mappable_ || ::fstat(fd_.get(), &info) != 0 ||
@@ -90,19 +101,23 @@ class PlainSource final : public InputSource {
     return {window_->data() + (position_ - window_->offset()), size};
   }
 
-  void skip(size_t size) override { (void)move_to(position_ + size); }
+  void skip(size_t size) override {
+    position_ += size;
+    (void)move_to(position_);  // (failing, it is tried again before the next read)
+  }
 
   bool unread(size_t size) override {
-    return !streaming() && size <= position_ && move_to(position_ - size);
+    if (!seekable_ || size > position_ || !move_to(position_ - size)) return false;
+    position_ -= size;
+    return true;
   }
 
  private:
   // A regular file is read from position_, which view() and skip() share. The descriptor's
   // own offset follows it (as tools such as progress(1) show how far a reader got).
-  bool move_to(uint64_t position) {
-    position_ = position;
-    if (::lseek(fd_.get(), static_cast<off_t>(position), SEEK_SET) < 0) return false;
-    offset_ = position;
+  bool move_to(uint64_t offset) {
+    if (::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_SET) < 0) return false;
+    offset_ = offset;
     return true;
   }
 
@@ -140,9 +155,10 @@ class PlainSource final : public InputSource {
   static constexpr uint64_t kPageSize = 1u << 16;  // a multiple of any page size Linux uses
 
   FileDescriptor fd_;
-  SniffedPrefix prefix_;  // (a regular file is read from its start again instead)
-  uint64_t position_ = 0;  // a regular file's next byte
-  uint64_t offset_;        // the descriptor's offset
+  SniffedPrefix prefix_;  // (a file that can seek reads these bytes again instead)
+  bool seekable_ = false;  // a regular file that can seek: read from position_, maybe in place
+  uint64_t position_ = 0;  // its next byte
+  uint64_t offset_ = 0;    // the descriptor's offset
   std::optional<bool> mappable_;  // known at the first view()
   std::shared_ptr<const MappedWindow> window_;
 };
@@ -194,7 +210,7 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
   if (prefix.size == 4 && is_zstd_magic(reinterpret_cast<const unsigned char*>(prefix.bytes))) {
     source = make_zstd_source(name, std::move(fd), prefix);
   } else {
-    source = std::make_unique<PlainSource>(name, std::move(fd), prefix);
+    source = std::make_unique<PlainSource>(name, std::move(fd), prefix, regular);
   }
   if (regular) {
     source->device = static_cast<uint64_t>(info.st_dev);

@@ -136,8 +136,11 @@ Status PartitionOwner::append_lines(const Chunk& chunk, uint32_t partition, uint
     const uint32_t from = starts[line];
     while (k < end && order[k] == line + 1) line = order[k++];
     const uint32_t to = starts[line + 1];
-    if (output.buffer.empty() && to - from >= flush_size_ && data[to - 1] == '\n') {
-      // A run as long as a whole buffer goes to the sink as it stands.
+    if (output.buffer.empty() && to - from >= flush_size_ && data[to - 1] == '\n' &&
+        chunk.view == nullptr) {
+      // A run as long as a whole buffer goes to the sink as it stands. (Not from a file read in
+      // place: if it were truncated meanwhile, the write would fail part way, leaving part of a
+      // line in the output, where a copy stops keyshard before it writes anything.)
       if (Status status = output.sink->write({data + from, to - from}); !status) return status;
       bytes += to - from;
       continue;

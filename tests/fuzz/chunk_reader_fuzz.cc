@@ -18,8 +18,10 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "input/chunk_reader.h"
+#include "input/line_index.h"
 
 namespace {
 
@@ -95,10 +97,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Chunk chunk;
   Status status;
   std::string delivered;
+  std::vector<uint32_t> starts;
   bool last_unterminated = false;
   while (reader.next(chunk, status)) {
     if (last_unterminated) fail("a chunk came after a line without its newline");
     const std::string_view text(chunk.text(), chunk.size);
+    // The promised bytes after the text can be read (ASan sees a short buffer), and the line
+    // starts are those of the text delivered.
+    if (chunk.readable_end() < chunk.size + kLinePadding) fail("less padding than promised");
+    unsigned padding_sum = 0;
+    for (size_t i = chunk.size; i < chunk.readable_end(); ++i) {
+      padding_sum += static_cast<unsigned char>(chunk.text()[i]);
+    }
+    (void)padding_sum;
+    index_lines(text.data(), text.size(), starts);
+    if (starts != chunk.line_starts) fail("the line starts are not those of the text");
     if (!text.empty() && text.back() != '\n') last_unterminated = true;
     if (chunk.final_fragment != last_unterminated) fail("final_fragment is wrong");
     delivered.append(text);
