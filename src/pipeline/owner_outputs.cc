@@ -191,7 +191,10 @@ Status PartitionOwner::open(ExecCollector* collector) {
       outputs_.push_back(Output{wrap(std::move(sink)), new_buffer()});
     }
   }
-  for (Output& output : outputs_) output.buffer.reserve(buffer_bytes());
+  for (Output& output : outputs_) {
+    output.buffer.reserve(buffer_bytes());
+    set_flush_point(output);
+  }
   if (writes_dead_letters() && config_.on_bad == BadLinePolicy::kDeadLetter) {
     const std::string& path = config_.dead_letter_path;
     Status status;

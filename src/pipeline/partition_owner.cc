@@ -3,8 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
 
+#include "pipeline/write_alignment.h"
 #include "sinks/dead_letter.h"
 #include "util/json_text.h"
 #include "util/stderr_lines.h"
@@ -53,6 +58,7 @@ PartitionOwner::PartitionOwner(const RunConfig& config, unsigned index, unsigned
   flush_size_ = config.ordered_stdout() || (config.exec() && config.exec_per_worker)
                     ? kMaxFlush
                     : std::clamp(kOutputBudget / config.partitions, kMinFlush, kMaxFlush);
+  write_alignment_ = std::bit_floor(flush_size_);
 }
 
 PartitionOwner::Output& PartitionOwner::output_of(uint32_t partition) {
@@ -70,13 +76,32 @@ Status PartitionOwner::flush(Buffered& output) {
     decltype(output.buffer)(output.buffer.get_allocator()).swap(output.buffer);
     output.buffer.reserve(buffer_bytes());
   }
+  if constexpr (std::is_same_v<Buffered, Output>) set_flush_point(output);
+  return status;
+}
+
+void PartitionOwner::set_flush_point(Output& output) const {
+  const std::optional<uint64_t> size = output.sink->file_size();
+  output.flush_at = size ? bytes_to_alignment(*size, write_alignment_) : flush_size_;
+}
+
+Status PartitionOwner::flush_full(Output& output) {
+  const std::optional<uint64_t> size = output.sink->file_size();
+  // (After a huge line, everything: flush() gives the buffer's memory back.)
+  const size_t part = size && output.buffer.capacity() <= 4 * flush_size_
+                          ? aligned_write_size(*size, output.buffer.size(), write_alignment_)
+                          : SIZE_MAX;
+  if (part >= output.buffer.size()) return flush(output);
+  Status status = output.sink->write({output.buffer.data(), part});
+  output.buffer.erase(0, part);
+  set_flush_point(output);
   return status;
 }
 
 Status PartitionOwner::append_to(Output& output, std::string_view bytes) {
   output.buffer.append(bytes);
   output.buffer.push_back('\n');
-  return output.buffer.size() >= flush_size_ ? flush(output) : Status{};
+  return output.buffer.size() >= output.flush_at ? flush_full(output) : Status{};
 }
 
 Status PartitionOwner::append_event(const Chunk& chunk, uint32_t line_index, uint32_t partition) {
@@ -142,6 +167,7 @@ Status PartitionOwner::append_lines(const Chunk& chunk, uint32_t partition, uint
       // place: if it were truncated meanwhile, the write would fail part way, leaving part of a
       // line in the output, where a copy stops keyshard before it writes anything.)
       if (Status status = output.sink->write({data + from, to - from}); !status) return status;
+      set_flush_point(output);
       bytes += to - from;
       continue;
     }
@@ -151,8 +177,8 @@ Status PartitionOwner::append_lines(const Chunk& chunk, uint32_t partition, uint
       output.buffer.push_back('\n');
       ++bytes;
     }
-    if (output.buffer.size() >= flush_size_) {
-      if (Status status = flush(output); !status) return status;
+    if (output.buffer.size() >= output.flush_at) {
+      if (Status status = flush_full(output); !status) return status;
     }
   }
   stats_.partition_events[partition] += end - begin;

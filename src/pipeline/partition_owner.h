@@ -62,6 +62,7 @@ class PartitionOwner {
   struct Output {
     std::unique_ptr<Sink> sink;
     std::pmr::string buffer;  // in arena_
+    size_t flush_at = 0;      // the buffer is written out once it holds this much
   };
   struct DeadLetterOutput {
     std::unique_ptr<Sink> sink;
@@ -81,6 +82,13 @@ class PartitionOwner {
   Status append_to(Output& output, std::string_view bytes);
   template <class Buffered>
   Status flush(Buffered& output);
+  /// A buffer that reached its flush_at: written out up to where its file's size is a
+  /// multiple of write_alignment_ (a file_size() sink), so that the page cache takes each write
+  /// in whole, large folios; the rest of the line there stays for the next write.
+  Status flush_full(Output& output);
+  /// After a write: flush_at, the bytes from the file's size to the next multiple of
+  /// write_alignment_ (flush_size_ for a sink that is not a file it knows the size of).
+  void set_flush_point(Output& output) const;
   /// An empty buffer for a new output, in arena_.
   std::pmr::string new_buffer() { return std::pmr::string(arena_.get()); }
   Status handle_bad_lines(const Chunk& chunk);
@@ -94,6 +102,7 @@ class PartitionOwner {
   unsigned index_;
   unsigned count_;
   size_t flush_size_;
+  size_t write_alignment_;  // the largest power of two up to flush_size_
   std::unique_ptr<OutputArena> arena_;  // the outputs' buffers (made before, gone after them)
   std::vector<Output> outputs_;      // partition p's is outputs_[p / count_], or the one output
                                      // (-o - without --exec, or --exec-per worker)

@@ -53,6 +53,10 @@ class FileSink final : public Sink {
 
   const std::string& name() const override { return name_; }
 
+  std::optional<uint64_t> file_size() const override {
+    return regular_ ? std::optional<uint64_t>(offset_) : std::nullopt;
+  }
+
   Status sync() override {
     if (!owned_ || !fd_.valid()) return {};
     if (::fsync(fd_.get()) != 0) return Status::error("fsync failed: " + errno_text(errno), name_);
@@ -82,6 +86,11 @@ class FileSink final : public Sink {
     write_behind_ = true;
     written_behind_ = offset_;
   }
+  /// Once the file was created or cut back: offset_ is its size if it is a regular file.
+  void check_regular() {
+    struct stat info {};
+    regular_ = ::fstat(fd_.get(), &info) == 0 && S_ISREG(info.st_mode);
+  }
 
  private:
   // Before the descriptor is closed (a run whose files never reached a MiB starts no thread).
@@ -97,6 +106,7 @@ class FileSink final : public Sink {
   bool tracked_ = false;
   bool write_behind_ = false;
   bool asked_write_behind_ = false;  // WriteBehind may hold a range of this file
+  bool regular_ = false;             // a regular file, whose size is offset_
   uint64_t offset_ = 0;  // where the next write lands
   uint64_t written_behind_ = 0;  // writeback started for the bytes before this offset
   ContentHash hash_;
@@ -111,6 +121,7 @@ Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool
   auto file = std::make_unique<FileSink>(path, std::move(fd), true, false);
   if (tracked) file->track(ContentHash());
   if (write_behind) file->write_behind();
+  file->check_regular();
   sink = std::move(file);
   return {};
 }
@@ -164,6 +175,7 @@ Status reopen_file_sink(const std::string& path, const OutputState& recorded, bo
   auto file = std::make_unique<FileSink>(path, std::move(fd), true, false);
   file->track(std::move(hash));
   if (write_behind) file->write_behind();
+  file->check_regular();
   sink = std::move(file);
   return {};
 }

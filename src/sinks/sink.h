@@ -2,6 +2,8 @@
 // they need no locks; they receive large blocks, never single lines.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,8 +15,12 @@ namespace keyshard {
 class Sink {
  public:
   virtual ~Sink() = default;
-  /// Appends a block of whole lines.
+  /// Appends a block of bytes: whole lines, except that a block written to a file_size() sink
+  /// may end part way through a line, whose rest comes in the next block.
   virtual Status write(std::string_view block) = 0;
+  /// The size of the regular file this sink appends to, when it knows it; none for pipes,
+  /// terminals, standard output and compressed output.
+  virtual std::optional<uint64_t> file_size() const { return std::nullopt; }
   /// Flushes and closes; no write may follow.
   virtual Status finish() = 0;
   /// The path (or "<stdout>") used in messages.

@@ -98,6 +98,31 @@ TEST_CASE("a reopened file with write-behind goes on from its recorded state") {
   CHECK(read_all(path) == first + second);
 }
 
+TEST_CASE("a file sink knows its file's size only for a regular file it writes in order") {
+  const TempDir dir;
+  const std::string path = dir.path() + "/part-0";
+  std::unique_ptr<Sink> sink;
+  REQUIRE(open_file_sink(path, sink, true, false));
+  CHECK(sink->file_size() == uint64_t{0});
+  REQUIRE(sink->write("{\"a\":1}\n{\"a\""));  // a block may end part way through a line
+  CHECK(sink->file_size() == uint64_t{12});
+  REQUIRE(sink->write(":2}\n"));
+  const OutputState recorded = sink->state();
+  REQUIRE(sink->write("after the checkpoint\n"));
+  REQUIRE(sink->finish());
+  sink.reset();
+  // Reopened: the size it was cut back to.
+  REQUIRE(reopen_file_sink(path, recorded, false, sink, false));
+  CHECK(sink->file_size() == uint64_t{16});
+  REQUIRE(sink->finish());
+  CHECK(read_all(path) == "{\"a\":1}\n{\"a\":2}\n");
+  // Not a regular file, or one written through another descriptor: none.
+  std::unique_ptr<Sink> device;
+  REQUIRE(open_file_sink("/dev/null", device));
+  CHECK_FALSE(device->file_size().has_value());
+  CHECK_FALSE(make_stdout_sink()->file_size().has_value());
+}
+
 TEST_CASE("forgetting a file drops what was asked for it; other files are still served") {
   const TempDir dir;
   std::vector<int> fds;
