@@ -145,7 +145,7 @@ void JsonKeyExtractor::start_window(const char* begin) {
   if (size == 0 || size > kBlockLimit) return;
   escaped_lines_ = 0;
   scan_active_ = scan_.index(begin, size);
-  if (!scan_active_) parse_window(begin);
+  if (!scan_active_ && validate_) parse_window(begin);
 }
 
 void JsonKeyExtractor::parse_window(const char* begin) {
@@ -168,9 +168,20 @@ void JsonKeyExtractor::parse_window(const char* begin) {
 }
 
 Extraction JsonKeyExtractor::extract_in_block(std::string_view line, size_t readable) {
-  if (!validate_) return extract(line, readable);
   // (A line outside the block, against the contract, is read on its own.)
   if (line.data() >= window_end_ && line.data() < block_end_) start_window(line.data());
+  if (!validate_) {
+    // The scan stops at the key, as the walker does; any line it does not confirm is read on
+    // its own.
+    if (scan_active_ && line.data() >= window_text_ && line.data() < window_end_ &&
+        line.size() <= tree_line_limit_ &&
+        scan_.confirm(line, parts_, true) == ScanVerdict::kConfirmed) {
+      ++lines_from_blocks_;
+      ++lines_from_scans_;
+      return key_from_parts();
+    }
+    return extract(line, readable);
+  }
   if (scan_active_ && line.data() >= window_text_ && line.data() < window_end_) {
     const ScanVerdict verdict =
         line.size() <= tree_line_limit_ ? scan_.confirm(line, parts_) : ScanVerdict::kUnsure;

@@ -6,7 +6,9 @@
 // for simdjson's tree (still valid JSON), and a line longer than kTreeLineLimit, whose tree
 // would take many times its size in memory (the checker's memory does not grow with the line).
 // --no-validate uses the walker, which stops as soon as the key is found (long lines too are
-// checked whole: the walker's index would also grow with the line).
+// checked whole: the walker's index would also grow with the line); in a block, the scan of
+// each window's structural index (below) stops at the key as the walker does, and the walker
+// reads only the lines the scan does not confirm.
 // The routers hand over whole chunks (begin_block). With validation, a chunk is then read a
 // window of lines at a time: plain object lines are confirmed from simdjson's structural index
 // alone (plain_object_scan.h), and from the first line the scan cannot confirm, the rest of the
@@ -57,9 +59,10 @@ class JsonKeyExtractor {
   Extraction extract(std::string_view line, size_t readable);
 
   /// Starts a block of whole lines, `size` bytes at `text` followed by kLinePadding readable
-  /// bytes, whose lines are then passed to extract_in_block in order, each once. With
-  /// validation, each window of lines (kBlockWindow) is indexed by simdjson's stage 1 and its
-  /// plain object lines confirmed from the index (PlainObjectScan); the first few lines with
+  /// bytes, whose lines are then passed to extract_in_block in order, each once. Each window
+  /// of lines (kBlockWindow) is indexed by simdjson's stage 1 and its plain object lines
+  /// confirmed from the index (PlainObjectScan; with --no-validate, up to their key, and every
+  /// other line read on its own). With validation, the first few lines with
   /// escape sequences are parsed one by one. From the first other line the scan cannot
   /// confirm, simdjson parses the rest of the window as a stream of documents, which saves
   /// its per-parse set-up on every line. A line gets the same result as from

@@ -107,11 +107,19 @@ bool PlainObjectScan::index(const char* text, size_t size) {
   return true;
 }
 
-ScanVerdict PlainObjectScan::confirm(std::string_view line,
-                                     std::vector<std::string_view>& parts) {
+ScanVerdict PlainObjectScan::confirm(std::string_view line, std::vector<std::string_view>& parts,
+                                     bool stop_at_key) {
   const char* begin = line.data();
   const char* end = begin + line.size();
   if (next_ == nullptr || begin < text_ || end > window_end_) return ScanVerdict::kUnsure;
+  if (stop_at_key) {
+    // Stopping at the key, the walker still refuses a line whose last structural is not the
+    // root object's '}' (simdjson On Demand's check of a root object); here, where stage 1
+    // accepted the window, that is its last byte before any whitespace.
+    const char* last = end;
+    while (last > begin && (last[-1] == ' ' || last[-1] == '\t' || last[-1] == '\r')) --last;
+    if (last == begin || last[-1] != '}') return ScanVerdict::kUnsure;
+  }
   if (backslash_ < begin) {
     const auto* backslash = static_cast<const char*>(
         std::memchr(begin, '\\', static_cast<size_t>(window_end_ - begin)));
@@ -122,12 +130,12 @@ ScanVerdict PlainObjectScan::confirm(std::string_view line,
   const auto line_begin = static_cast<uint32_t>(begin - text_);
   while (next_ < end_ && *next_ < line_begin) ++next_;  // (a line passed over)
   std::fill(parts.begin(), parts.end(), std::string_view{});
-  return walk(end, escapes, parts);
+  return walk(end, escapes, stop_at_key, parts);
 }
 
 // A walk over the line's structurals: the next one's byte is peek() ('\0' past the line).
 // Each label is a point of the JSON grammar; the containers entered are on `stack`.
-ScanVerdict PlainObjectScan::walk(const char* line_end, bool escapes,
+ScanVerdict PlainObjectScan::walk(const char* line_end, bool escapes, bool stop_at_key,
                                   std::vector<std::string_view>& parts) {
   constexpr ScanVerdict kUnsure = ScanVerdict::kUnsure;
   struct Level {
@@ -238,6 +246,7 @@ value:  // at a value (c), whose trie node is `node`
             std::memchr(text, '"', static_cast<size_t>(line_end - text)));
         if (close == nullptr) return kUnsure;
         record(node, text, close);
+        if (stop_at_key && found == trie_.parts) return ScanVerdict::kConfirmed;
       }
       break;
     case '\0': return kUnsure;
@@ -246,7 +255,10 @@ value:  // at a value (c), whose trie node is `node`
       const char* begin = text_ + *s;
       const char* end = scalar_end(begin, line_end);
       if (end == nullptr) return kUnsure;
-      if (key_part) record(node, begin, end);
+      if (key_part) {
+        record(node, begin, end);
+        if (stop_at_key && found == trie_.parts) return ScanVerdict::kConfirmed;
+      }
     }
   }
   ++s;

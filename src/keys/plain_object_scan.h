@@ -5,9 +5,11 @@
 // literals and any escape sequences) and finds the key, without building simdjson's tree.
 //
 // The scan only says what it is sure of: a valid object and its key, or a valid object without
-// it. For any other line (invalid, the key an object, an array or escaped, an escaped member
-// name where a -k name could be, nested deeper than kMaxScanDepth) it says so, and that line is
-// judged by simdjson's DOM parser as before. So a line's result never depends on the scan.
+// it (with --no-validate, stopping at the key: an object valid up to its key, in a line that
+// ends with '}', which the On Demand walker would read the same). For any other line (invalid,
+// the key an object, an array or escaped, an escaped member name where a -k name could be,
+// nested deeper than kMaxScanDepth) it says so, and that line is judged by simdjson's DOM
+// parser (or the walker) as before. So a line's result never depends on the scan.
 //
 // Stage 1 is reached through dom::parser::implementation, which simdjson documents as
 // available for benchmarking; meson.build pins simdjson's major version for it.
@@ -53,10 +55,14 @@ class PlainObjectScan {
   /// What the scan can say of `line` (a line of the indexed window, without its '\n'; lines
   /// in order). When kConfirmed, `parts` holds each key part's bytes (views into the line);
   /// when kMissing, a missing part is a view with no data (nullptr).
-  ScanVerdict confirm(std::string_view line, std::vector<std::string_view>& parts);
+  /// With `stop_at_key` (--no-validate), kConfirmed once every key part is found in a valid
+  /// start of a line that ends with '}', whatever lies between.
+  ScanVerdict confirm(std::string_view line, std::vector<std::string_view>& parts,
+                      bool stop_at_key = false);
 
  private:
-  ScanVerdict walk(const char* line_end, bool escapes, std::vector<std::string_view>& parts);
+  ScanVerdict walk(const char* line_end, bool escapes, bool stop_at_key,
+                   std::vector<std::string_view>& parts);
 
   const KeyTrie& trie_;
   std::vector<uint64_t> every_child_;  // per trie node: a bit for each of its children

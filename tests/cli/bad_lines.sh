@@ -101,3 +101,37 @@ expect_eq "$(python3 -c 'import json, sys
 print(" ".join(str(json.loads(l)["line"]) for l in open(sys.argv[1])))' \
   window-end/dead-letter.ndjson)" "2 3" "the invalid line at the window's end dead-lettered"
 pass "a window's last line is judged on its own bytes"
+
+# --no-validate: the key is read up to where it is found, in windows of lines as when validating
+# (the scan stops at the key) or, for any line the scan does not confirm, alone. On valid events
+# it gives the partitions of a validating run byte for byte; damage after the key goes unnoticed,
+# but a line that is not an object, has no key or does not end with '}' is still a bad line.
+"$GEN_EVENTS" --events 20000 --seed 5 > events.ndjson
+ks split -q -k user_id -k account.id -n 8 -o checked events.ndjson
+ks split -q -k user_id -k account.id -n 8 --no-validate -o trusted events.ndjson
+for f in checked/part-*; do
+  expect_same_file "trusted/$(basename "$f")" "$f" "--no-validate on valid events: $(basename "$f")"
+done
+expect_eq "$(summary_field trusted dead_lettered)" 0 "--no-validate on valid events: no bad line"
+{
+  head -n 3000 events.ndjson
+  printf '%s\n' '{"id":"a","x":tru}' '{"id":"b"} trailing' '[1,2]' '{"n":2}' \
+    '{"id":"c","n":5}' '{"id":"d","s":"open}' '{"id":"e","z":1}'
+  head -n 3000 events.ndjson
+} | sed 's/"user_id"/"id"/' > damaged.ndjson
+ks split -q -k id -n 4 -o damaged-checked damaged.ndjson
+ks split -q -k id -n 4 --no-validate -o damaged-trusted damaged.ndjson
+python3 - damaged-checked damaged-trusted <<'PY' || fail "--no-validate: what it lets through"
+import json, sys
+def letters(directory):
+    return [(r["line"], r["reason"]) for r in map(json.loads, open(directory + "/dead-letter.ndjson"))]
+checked, trusted = letters(sys.argv[1]), letters(sys.argv[2])
+assert checked == [(3001, "invalid_json"), (3002, "invalid_json"), (3003, "not_object"),
+                   (3004, "missing_key"), (3006, "invalid_json")], checked
+# Damage after the key goes unnoticed; the rest are still bad lines.
+assert trusted == checked[1:], trusted
+PY
+expect_contains "$(cat damaged-trusted/part-*.ndjson)" '{"id":"a","x":tru}' \
+  "--no-validate: a line damaged after its key is partitioned"
+expect_eq "$(cat damaged-trusted/part-*.ndjson | wc -l)" 6003 "--no-validate: lines partitioned"
+pass "--no-validate: same partitions on valid events; not an object, no key or no closing brace still bad"

@@ -3,9 +3,9 @@
 // The first byte chooses the -k paths and the mode; the rest is the block, padded with zeros as
 // the chunk reader pads a chunk. Each line of it must get the same result (key, or reason and
 // detail) from the whole-block parse as from a parse of the line alone, in a buffer of its own;
-// so must it with --no-validate, line by line in the block and alone. The line index must find
-// the lines a plain split finds, and the strict grammar check must agree with the validating
-// extractor on whether the line is well-formed JSON.
+// so must it with --no-validate, in the block (where the scan of a window may stop at the key)
+// and alone. The line index must find the lines a plain split finds, and the strict grammar
+// check must agree with the validating extractor on whether the line is well-formed JSON.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -108,6 +108,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (starts != expected_starts) fail("index_lines found other lines than a plain split", block);
 
   extractors.in_blocks.begin_block(text.data(), block.size());
+  extractors.unvalidated.begin_block(text.data(), block.size());
   for (size_t i = 0; i + 1 < starts.size(); ++i) {
     std::string_view line(text.data() + starts[i], starts[i + 1] - starts[i]);
     if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
@@ -116,7 +117,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!(result_of(extractors.in_blocks.extract_in_block(line, readable)) == on_its_own)) {
       fail("the block parse and the line parse disagree", line);
     }
-    if (!(result_of(extractors.unvalidated.extract(line, readable)) ==
+    if (!(result_of(extractors.unvalidated.extract_in_block(line, readable)) ==
           alone(extractors.unvalidated_alone, line))) {
       fail("--no-validate: the line in its block and the line alone differ", line);
     }
