@@ -158,12 +158,31 @@ sys.stdout.write(line * 200000)' > hot.ndjson
   python3 - "$KEYSHARD" <<'PY' 2> hot.err
 import os, subprocess, sys, time
 run = subprocess.Popen([sys.argv[1], "split", "-q", "-k", "user_id", "-n", "64", "-o", "hot-out",
-                        "--exec", "sleep 1; cat > children/out.$KEYSHARD_PARTITION",
+                        "--exec", "sleep 3; cat > children/out.$KEYSHARD_PARTITION",
                         "hot.ndjson"])
-time.sleep(0.5)
+target = os.path.realpath("hot.ndjson")
+
+def position():
+    try:
+        for fd in os.listdir(f"/proc/{run.pid}/fd"):
+            if os.readlink(f"/proc/{run.pid}/fd/{fd}") == target:
+                with open(f"/proc/{run.pid}/fdinfo/{fd}") as info:
+                    return int(info.readline().split()[1])
+    except OSError:
+        pass
+    return -1
+
+# Wait until the reader stands still (every chunk of the pool in flight, the children asleep),
+# however long keyshard took to start.
+last, still = -1, 0
+while still < 20 and run.poll() is None:
+    time.sleep(0.01)
+    now = position()
+    still = still + 1 if now == last and now > 0 else 0
+    last = now
 os.truncate("hot.ndjson", 0)
 status = run.wait()
-time.sleep(1.5)  # the children, started in their own process group, finish
+time.sleep(3.5)  # the children, started in their own process group, finish
 sys.exit(status)
 PY
   STATUS=$?
