@@ -6,7 +6,7 @@
 set -uo pipefail
 
 if [[ $# -ne 1 || $1 == -h || $1 == --help ]]; then
-  echo "usage: bench/run.sh BUILD_DIR   (env: BENCH_SIZE=1GiB, BENCH_RUNS=3)" >&2
+  echo "usage: bench/run.sh BUILD_DIR   (env: BENCH_SIZE=1GiB, BENCH_RUNS=3, BENCH_RUN_LIMIT=300)" >&2
   exit 2
 fi
 
@@ -22,6 +22,7 @@ results_dir=bench/results
 gen_events=$build_dir/bench/gen_events
 keyshard=$build_dir/src/keyshard
 runs=${BENCH_RUNS:-3}
+run_limit=${BENCH_RUN_LIMIT:-300}  # seconds; a run that takes longer is stopped (a hung peer)
 size_spec=${BENCH_SIZE:-1GiB}
 seed=1
 parts=8
@@ -185,12 +186,17 @@ contender() {
     sync
     local start end status
     start=$(date +%s%N)
-    /usr/bin/time -f '%e %M' -o "$time_file" bash -c "$command" > /dev/null 2> "$stderr_file"
+    # (timeout signals the run's whole process group: a peer's children too)
+    timeout -k 10 "$run_limit" /usr/bin/time -f '%e %M' -o "$time_file" bash -c "$command" \
+      > /dev/null 2> "$stderr_file"
     status=$?
     end=$(date +%s%N)
     if ((status != 0)); then
       local reason
       reason=$(grep -v '^\s*$' "$stderr_file" | head -n1 | cut -c1-120)
+      if ((status == 124 || status == 137)); then
+        reason="run $run stopped after ${run_limit} s (BENCH_RUN_LIMIT)"
+      fi
       row_note[index]="exit $status${reason:+: $reason}"
       log "  n/a: ${row_note[index]}"
       rm -rf "$out_dir"
@@ -429,8 +435,12 @@ if [[ -x $keyshard ]] && command -v parallel > /dev/null; then
   "$keyshard" split -k user_id -n "$parts" -o "$out_dir" --force -q --exec cat "$parallel_input"
   order_report+=("keyshard --exec cat: $(python3 bench/check_key_order.py "$parallel_input" "$out_dir"/part-*)")
   rm -rf "$out_dir"; mkdir -p "$out_dir"
-  parallel --pipe --shard '2 s/".*//' --colsep '"user_id":"' -j"$parts" "cat > $out_dir/part-{%}" < "$parallel_input"
-  order_report+=("GNU parallel --shard: $(python3 bench/check_key_order.py "$parallel_input" "$out_dir"/part-*)")
+  if timeout -k 10 "$run_limit" parallel --pipe --shard '2 s/".*//' --colsep '"user_id":"' \
+      -j"$parts" "cat > $out_dir/part-{%}" < "$parallel_input"; then
+    order_report+=("GNU parallel --shard: $(python3 bench/check_key_order.py "$parallel_input" "$out_dir"/part-*)")
+  else
+    order_report+=("GNU parallel --shard: n/a (failed, or stopped after ${run_limit} s)")
+  fi
   rm -rf "$out_dir"
   for line in "${order_report[@]}"; do log "order: $line"; done
 fi
