@@ -41,7 +41,11 @@ JsonKeyExtractor::JsonKeyExtractor(std::span<const KeyPath> paths, bool validate
     : walker_(paths), trie_(paths), scan_(trie_), unescaped_(paths.size()),
       paths_(paths.begin(), paths.end()),
       parts_(paths.size()), validate_(validate), tree_line_limit_(tree_line_limit),
-      block_window_(std::max<size_t>(1, block_window)) {
+      block_window_(std::max<size_t>(1, block_window)),
+      // simdjson's portable kernel lets a string run on past a '\n' that follows a backslash,
+      // so in a window a line could be read as the end of the string its predecessor left
+      // open: with that kernel, every line is read on its own.
+      windows_(simdjson::get_active_implementation()->name() != "fallback") {
 #ifdef SIMDJSON_THREADS_ENABLED
   parser_.threaded = false;  // a window is one batch: there is no next one to read ahead
 #endif
@@ -142,7 +146,7 @@ void JsonKeyExtractor::start_window(const char* begin) {
   }
   window_text_ = begin;
   window_end_ = begin + size;
-  if (size == 0 || size > kBlockLimit) return;
+  if (size == 0 || size > kBlockLimit || !windows_) return;
   escaped_lines_ = 0;
   scan_active_ = scan_.index(begin, size);
   if (!scan_active_ && validate_) parse_window(begin);

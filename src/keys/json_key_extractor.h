@@ -102,6 +102,7 @@ class JsonKeyExtractor {
   bool validate_;
   size_t tree_line_limit_;
   size_t block_window_;
+  bool windows_;  // lines are read a window at a time (not with simdjson's portable kernel)
   // The current block (begin_block) and window.
   const char* block_end_ = nullptr;
   const char* window_text_ = nullptr;

@@ -1575,3 +1575,27 @@ TEST_CASE("a window's document stream does not read the line after the window") 
 }
 
 }  // namespace keyshard
+
+namespace keyshard {
+
+TEST_CASE("with simdjson's portable kernel, a line's result does not depend on the line before") {
+  // That kernel lets a string run on past a '\n' that follows a backslash: in one window,
+  // `{"x":"\` then `"{"k":1}` once gave the second line the key 1. (Machines without the SIMD
+  // instructions simdjson's other kernels need, or SIMDJSON_FORCE_IMPLEMENTATION=fallback.)
+  const simdjson::implementation* fallback = simdjson::get_available_implementations()["fallback"];
+  REQUIRE(fallback != nullptr);
+  struct Restore {
+    const simdjson::implementation* active = simdjson::get_active_implementation();
+    ~Restore() { simdjson::get_active_implementation() = active; }
+  } restore;
+  simdjson::get_active_implementation() = fallback;
+  for (const bool validate : {true, false}) {
+    BlockComparison blocks(json_spec({"k"}, validate));
+    blocks.check({R"({"x":"\)", R"("{"k":1})", R"({"k":2})", R"({"k":"\)", R"("})"}, true, '\0',
+                 "the portable kernel");
+    CAPTURE(validate);
+    CHECK(blocks.disagreements == 0);
+  }
+}
+
+}  // namespace keyshard
