@@ -93,6 +93,10 @@ Status PartitionOwner::flush_full(Output& output) {
                           : SIZE_MAX;
   if (part >= output.buffer.size()) return flush(output);
   Status status = output.sink->write({output.buffer.data(), part});
+  if (!status) {
+    output.buffer.clear();  // (the rest of a line whose start did not reach the file: dropped)
+    return status;
+  }
   output.buffer.erase(0, part);
   set_flush_point(output);
   return status;
