@@ -5,6 +5,34 @@
 # only whole lines of the file as it was.
 source "$(dirname "$0")/lib.sh"
 
+# For the truncation tests: waits until keyshard's reader stands still on `path` (its offset,
+# as /proc shows it, unmoved for 0.2 s: every chunk of the pool in flight), however long
+# keyshard took to start, or until keyshard has ended.
+cat > reader_still.py <<'PY'
+import os, time
+
+def wait_until_still(run, path):
+    target = os.path.realpath(path)
+
+    def position():
+        try:
+            for fd in os.listdir(f"/proc/{run.pid}/fd"):
+                if os.readlink(f"/proc/{run.pid}/fd/{fd}") == target:
+                    with open(f"/proc/{run.pid}/fdinfo/{fd}") as info:
+                        return int(info.readline().split()[1])
+        except OSError:
+            pass
+        return -1
+
+    last, still = -1, 0
+    while still < 20 and run.poll() is None:
+        time.sleep(0.01)
+        now = position()
+        still = still + 1 if now == last and now > 0 else 0
+        last = now
+    return target
+PY
+
 # Lines of every kind, in many chunks: lines longer than a chunk, CRLF, empty and bad lines,
 # no final newline.
 python3 - <<'PY'
@@ -97,27 +125,13 @@ for holder in none writer; do
   cp original.ndjson events.ndjson
   set +e
   leases=$leases python3 - "$KEYSHARD" "$holder" <<'PY' 2> truncated.err
-import os, subprocess, sys, time
+import os, subprocess, sys
+from reader_still import wait_until_still
 keyshard, holder = sys.argv[1], sys.argv[2]
 held = open("events.ndjson", "ab") if holder == "writer" else None
 run = subprocess.Popen([keyshard, "split", "-q", "-k", "user_id", "-n", "4", "-o", "-",
                         "events.ndjson"], stdout=subprocess.PIPE)
-target = os.path.realpath("events.ndjson")
-
-def position():
-    for fd in os.listdir(f"/proc/{run.pid}/fd"):
-        if os.readlink(f"/proc/{run.pid}/fd/{fd}") == target:
-            with open(f"/proc/{run.pid}/fdinfo/{fd}") as info:
-                return int(info.readline().split()[1])
-    return -1
-
-# Wait until the reader stands still: every chunk of the pool in flight.
-last, still = -1, 0
-while still < 20:
-    time.sleep(0.01)
-    now = position()
-    still = still + 1 if now == last and now > 0 else 0
-    last = now
+target = wait_until_still(run, "events.ndjson")
 with open(f"/proc/{run.pid}/maps") as maps:
     mapped = target in maps.read()
 if mapped != (holder == "none" and os.environ["leases"] == "1"):
@@ -157,29 +171,11 @@ sys.stdout.write(line * 200000)' > hot.ndjson
   set +e
   python3 - "$KEYSHARD" <<'PY' 2> hot.err
 import os, subprocess, sys, time
+from reader_still import wait_until_still
 run = subprocess.Popen([sys.argv[1], "split", "-q", "-k", "user_id", "-n", "64", "-o", "hot-out",
                         "--exec", "sleep 3; cat > children/out.$KEYSHARD_PARTITION",
                         "hot.ndjson"])
-target = os.path.realpath("hot.ndjson")
-
-def position():
-    try:
-        for fd in os.listdir(f"/proc/{run.pid}/fd"):
-            if os.readlink(f"/proc/{run.pid}/fd/{fd}") == target:
-                with open(f"/proc/{run.pid}/fdinfo/{fd}") as info:
-                    return int(info.readline().split()[1])
-    except OSError:
-        pass
-    return -1
-
-# Wait until the reader stands still (every chunk of the pool in flight, the children asleep),
-# however long keyshard took to start.
-last, still = -1, 0
-while still < 20 and run.poll() is None:
-    time.sleep(0.01)
-    now = position()
-    still = still + 1 if now == last and now > 0 else 0
-    last = now
+wait_until_still(run, "hot.ndjson")  # (the children asleep)
 os.truncate("hot.ndjson", 0)
 status = run.wait()
 time.sleep(3.5)  # the children, started in their own process group, finish
