@@ -26,6 +26,7 @@
 
 #include "cli/app.h"
 #include "cli/suggest.h"
+#include "input/in_place_probe.h"
 #include "util/files.h"
 
 namespace {
@@ -304,7 +305,12 @@ int main(int argc, char** argv) {
     return written.exit_code();
   }
 
-  keyshard::Status status = line.run ? line.run() : keyshard::Status{};
+  keyshard::InPlacePolicy in_place = keyshard::InPlacePolicy::measured;
+  keyshard::Status status = keyshard::in_place_policy_from_environment(in_place);
+  if (status.ok()) {
+    keyshard::set_in_place_policy(in_place);
+    if (line.run) status = line.run();
+  }
   if (keyshard::Status written = check_stdout_written(); !written.ok() && status.ok()) {
     status = written;
   }

@@ -1,5 +1,6 @@
 #include "input/input_source.h"
 
+#include "input/in_place_probe.h"
 #include "input/input_position.h"
 #include "input/mapped_window.h"
 
@@ -77,7 +78,9 @@ class PlainSource final : public InputSource {
 
   std::string_view view(size_t size, std::shared_ptr<const MappedWindow>& window) override {
     if (!seekable_ || position_ + size > file_size) return {};
-    if (!mappable_) mappable_ = nobody_writes(fd_.get());
+    if (!mappable_) {
+      mappable_ = nobody_writes(fd_.get()) && read_in_place_pays(fd_.get(), name(), file_size);
+    }
     // A file that shrank since it was opened is read() from here on, which reports its end.
     if (struct stat info {}; !*mappable_ || ::fstat(fd_.get(), &info) != 0 ||
                              static_cast<uint64_t>(info.st_size) < file_size) {

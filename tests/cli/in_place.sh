@@ -5,6 +5,10 @@
 # only whole lines of the file as it was.
 source "$(dirname "$0")/lib.sh"
 
+# Whether mapping pays is measured by default, and the answer is the machine's own; these tests
+# map whenever the file allows it (KEYSHARD_READ_IN_PLACE=no is tested below).
+export KEYSHARD_READ_IN_PLACE=yes
+
 # For the truncation tests: waits until keyshard's reader stands still on `path` (its offset,
 # as /proc shows it, unmoved for 0.2 s: every chunk of the pool in flight), however long
 # keyshard took to start, or until keyshard has ended.
@@ -117,11 +121,11 @@ pass "a file read in place gives the outputs and errors of one read with read()"
 
 # A run whose stdout is not read stops with its chunks in flight; the file is truncated under
 # them. Mapped, the run must stop with an error that names the file; its stdout holds a prefix
-# of the input in whole lines. Held open for writing elsewhere, it is read with read(): it ends
-# with the truncation warning instead.
+# of the input in whole lines. Held open for writing elsewhere, or with KEYSHARD_READ_IN_PLACE=no,
+# it is read with read(): it ends with the truncation warning instead.
 "$GEN_EVENTS" --bytes "$(scaled 64)MiB" --seed 3 > events.ndjson
 cp events.ndjson original.ndjson
-for holder in none writer; do
+for holder in none writer policy-no; do
   cp original.ndjson events.ndjson
   set +e
   leases=$leases python3 - "$KEYSHARD" "$holder" <<'PY' 2> truncated.err
@@ -129,8 +133,9 @@ import os, subprocess, sys
 from reader_still import wait_until_still
 keyshard, holder = sys.argv[1], sys.argv[2]
 held = open("events.ndjson", "ab") if holder == "writer" else None
+env = dict(os.environ, KEYSHARD_READ_IN_PLACE="no" if holder == "policy-no" else "yes")
 run = subprocess.Popen([keyshard, "split", "-q", "-k", "user_id", "-n", "4", "-o", "-",
-                        "events.ndjson"], stdout=subprocess.PIPE)
+                        "events.ndjson"], stdout=subprocess.PIPE, env=env)
 target = wait_until_still(run, "events.ndjson")
 with open(f"/proc/{run.pid}/maps") as maps:
     mapped = target in maps.read()
@@ -158,6 +163,28 @@ PY
   expect_eq "$(tail -c 1 stdout.ndjson | od -An -c | tr -d ' ')" '\n' "$holder: whole lines"
 done
 pass "a file truncated under lines in flight: an error naming it (mapped) or a warning (read)"
+
+# Any other KEYSHARD_READ_IN_PLACE is a usage error that names it, before anything is read.
+for value in maybe YES 1; do
+  rm -rf bad-policy
+  run_status env KEYSHARD_READ_IN_PLACE="$value" "$KEYSHARD" split -k user_id -n 4 -o bad-policy \
+    mixed.ndjson
+  expect_eq "$STATUS" 2 "exit status with KEYSHARD_READ_IN_PLACE=$value"
+  expect_eq "$ERR" "keyshard: KEYSHARD_READ_IN_PLACE is '$value': use auto (the default), yes or no" \
+    "the message for KEYSHARD_READ_IN_PLACE=$value"
+  [ ! -e bad-policy ] || fail "KEYSHARD_READ_IN_PLACE=$value: bad-policy was created"
+done
+# auto (unset or empty) reads in place where the probe finds that it pays, or with read(): the
+# same outputs either way.
+for value in auto ""; do
+  rm -rf "auto-$value"
+  KEYSHARD_READ_IN_PLACE=$value ks split -q -k user_id -n 7 --chunk-size 4KiB -o "auto-$value" \
+    mixed.ndjson
+  for file in small-read/part-*; do
+    expect_same_file "auto-$value/${file##*/}" "$file" "KEYSHARD_READ_IN_PLACE='$value': ${file##*/}"
+  done
+done
+pass "KEYSHARD_READ_IN_PLACE: no reads with read(), auto measures, anything else is refused"
 
 # One key only, so that whole runs of lines, each as long as an output buffer, are handed to
 # the outputs at once (here --exec children, slow to start): truncated under them, the children

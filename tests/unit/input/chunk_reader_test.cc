@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "input/in_place_probe.h"
 #include "input/input_source.h"
 #include "input/line_index.h"
 #include "input/mapped_window.h"
@@ -223,23 +224,42 @@ TEST_CASE("chunks put back together reproduce each input exactly, for many chunk
   }
 }
 
-TEST_CASE("a file no program writes to is read in place, across windows, as read() reads it") {
-  const TempDir dir;
-  const std::string content = random_lines(90000, false, 3);  // about 38 MiB: three windows
-  REQUIRE(content.size() > (32u << 20));
-  const std::string path = dir.write("windows", content);
-  // Without read leases (NFS, fs.leases-enable=0) keyshard cannot tell that no program writes
-  // to the file, and reads it with read().
+// Sets the in-place policy for one test, and the default back after it.
+class PolicyFor {
+ public:
+  explicit PolicyFor(InPlacePolicy policy) { set_in_place_policy(policy); }
+  ~PolicyFor() { set_in_place_policy(InPlacePolicy::measured); }
+  PolicyFor(const PolicyFor&) = delete;
+  PolicyFor& operator=(const PolicyFor&) = delete;
+};
+
+size_t chunks_in_place(const Reading& reading) {
+  return static_cast<size_t>(std::count_if(reading.chunks.begin(), reading.chunks.end(),
+                                           [](const Delivered& c) { return c.in_place; }));
+}
+
+// Whether this system grants read leases: without them (NFS, fs.leases-enable=0) keyshard
+// cannot tell that no program writes to a file, and reads it with read().
+bool leases_granted(const std::string& path) {
   const int probe = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(probe >= 0);
   const bool leases = nobody_writes(probe);
   ::close(probe);
+  return leases;
+}
+
+TEST_CASE("a file no program writes to is read in place, across windows, as read() reads it") {
+  const PolicyFor always(InPlacePolicy::always);  // whatever the probe would find here
+  const TempDir dir;
+  const std::string content = random_lines(90000, false, 3);  // about 38 MiB: three windows
+  REQUIRE(content.size() > (32u << 20));
+  const std::string path = dir.write("windows", content);
+  const bool leases = leases_granted(path);
   for (const size_t chunk_size : {size_t{4096}, size_t{1} << 20}) {
     CAPTURE(chunk_size);
     const Reading mapped = read_all({path}, chunk_size);
     check_reading(mapped, {content});
-    const auto in_place = static_cast<size_t>(std::count_if(
-        mapped.chunks.begin(), mapped.chunks.end(), [](const Delivered& c) { return c.in_place; }));
+    const size_t in_place = chunks_in_place(mapped);
     // All but the chunks near the end and those holding a line longer than a chunk.
     if (leases) CHECK(in_place + 3 + (chunk_size < 5001 ? 2000 : 0) >= mapped.chunks.size());
     if (!leases) CHECK(in_place == 0);
@@ -249,9 +269,36 @@ TEST_CASE("a file no program writes to is read in place, across windows, as read
     const Reading read = read_all({path}, chunk_size);
     ::close(writer);
     check_reading(read, {content});
-    CHECK(std::none_of(read.chunks.begin(), read.chunks.end(),
-                       [](const Delivered& c) { return c.in_place; }));
+    CHECK(chunks_in_place(read) == 0);
   }
+}
+
+TEST_CASE("the in-place policy: never maps; measured maps every file or none, as read() reads") {
+  const TempDir dir;
+  const std::string first = random_lines(12000, false, 5);  // about 5 MiB each
+  const std::string second = random_lines(12000, false, 6);
+  const std::string first_path = dir.write("first", first);
+  const std::string second_path = dir.write("second", second);
+  const size_t chunk_size = 256u << 10;
+  {
+    const PolicyFor never(InPlacePolicy::never);
+    const Reading reading = read_all({first_path, second_path}, chunk_size);
+    check_reading(reading, {first, second});
+    CHECK(chunks_in_place(reading) == 0);
+  }
+  // The probe's answer is machine's own, so either is right; but it is given once, for both
+  // files and for a later reading alike.
+  const Reading reading = read_all({first_path, second_path}, chunk_size);
+  check_reading(reading, {first, second});
+  const size_t in_place = chunks_in_place(reading);
+  const bool mapped = in_place > 0;
+  CAPTURE(in_place);
+  CAPTURE(reading.chunks.size());
+  if (!leases_granted(first_path)) CHECK(!mapped);
+  if (mapped) CHECK(in_place + 6 >= reading.chunks.size());  // all but the ends of both files
+  const Reading again = read_all({second_path}, chunk_size);
+  check_reading(again, {second});
+  CHECK((chunks_in_place(again) > 0) == mapped);
 }
 
 TEST_CASE("an empty input gives no chunk") {
