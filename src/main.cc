@@ -27,6 +27,7 @@
 #include "cli/app.h"
 #include "cli/suggest.h"
 #include "input/in_place_probe.h"
+#include "keys/json_kernel.h"
 #include "util/files.h"
 
 namespace {
@@ -307,6 +308,7 @@ int main(int argc, char** argv) {
 
   keyshard::InPlacePolicy in_place = keyshard::InPlacePolicy::measured;
   keyshard::Status status = keyshard::in_place_policy_from_environment(in_place);
+  if (status.ok()) status = keyshard::check_json_kernel();
   if (status.ok()) {
     keyshard::set_in_place_policy(in_place);
     if (line.run) status = line.run();

@@ -333,3 +333,24 @@ for command in "split -k id -n 2 -o -" "stats -k id -n 2" "plan -k id --from 2 -
   expect_contains "$ERR" "standard input) is named more than once" "the reason ($command)"
 done
 pass "standard input named twice"
+
+# SIMDJSON_FORCE_IMPLEMENTATION naming no kernel (or empty) leaves simdjson none: every JSON
+# line would be a bad line, and no checkpoint could be read. Refused before anything is done,
+# naming the kernels this CPU runs; one of those is used as named.
+printf '{"id":1}\n{"id":2}\n' > kernel.ndjson
+for value in "" bogus; do
+  for command in "split -k id -n 2 -o kernel-out" "stats -k id -n 2" "which -n 2 a"; do
+    rm -rf kernel-out
+    run_status env SIMDJSON_FORCE_IMPLEMENTATION="$value" "$KEYSHARD" $command kernel.ndjson
+    expect_eq "$STATUS" 2 "SIMDJSON_FORCE_IMPLEMENTATION='$value' $command"
+    expect_contains "$ERR" "keyshard: SIMDJSON_FORCE_IMPLEMENTATION is '$value', which names no kernel simdjson has: use one of " \
+      "the message ($value, $command)"
+    expect_contains "$ERR" "fallback, or unset it" "the portable kernel is always named"
+    [ ! -e kernel-out ] || fail "SIMDJSON_FORCE_IMPLEMENTATION='$value': kernel-out was created"
+  done
+done
+expected=$(ks split -q -k id -n 2 -o - kernel.ndjson)
+run_status env SIMDJSON_FORCE_IMPLEMENTATION=fallback "$KEYSHARD" split -q -k id -n 2 -o - kernel.ndjson
+expect_eq "$STATUS" 0 "SIMDJSON_FORCE_IMPLEMENTATION=fallback"
+expect_eq "$OUT" "$expected" "the portable kernel's output"
+pass "SIMDJSON_FORCE_IMPLEMENTATION naming no kernel is refused"
