@@ -37,8 +37,8 @@ test: build
 test-slow: build
 	@./.ci/run-tests $(BUILD) --suite slow
 
-# The same suites under AddressSanitizer + UBSan, and the end-to-end tests (the threaded pipeline,
-# run by the real binary) under ThreadSanitizer, assertions on. They
+# The same suites under AddressSanitizer + UBSan, and the end-to-end tests of the threaded
+# pipeline (the "threads" suite: tests/meson.build) under ThreadSanitizer, assertions on. They
 # build at -O1 with line tables only (-g1): enough for the sanitizers' stack traces, and about
 # half the compile time of -O2 -g, most of which goes into debug information for templates. They
 # build six sources at a time as one (a unity build), which takes a third off the time of the
@@ -57,7 +57,7 @@ test-asan: deps
 test-tsan: deps
 	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread \
 	  $(SANITIZER_SETUP) -Dcpp_args=-g1 $(MESON_FLAGS)
-	@./.ci/run-tests build-tsan --suite cli
+	@./.ci/run-tests build-tsan --suite threads
 
 # Coverage-guided fuzzing of what keyshard reads from outside (NDJSON lines, input files plain or
 # zstd, checkpoint files, -k values): each target of tests/fuzz for FUZZ_SECONDS, built with clang, ASan and UBSan. The

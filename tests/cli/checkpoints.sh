@@ -265,9 +265,6 @@ make_interrupted() {  # DIR INPUT...
   wait "$pid" 2>/dev/null || true
 }
 
-# A slow input (a pipe fed in pieces) makes the kill land mid-run every time.
-feed_slowly() { while IFS= read -r line; do printf '%s\n' "$line"; done < "$1"; }
-
 cp events.ndjson changing.ndjson
 mkfifo slow.fifo
 (sleep 0.2; cat changing.ndjson; sleep 30) > slow.fifo &
