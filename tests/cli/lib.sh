@@ -2,6 +2,9 @@
 # in a fresh temporary directory, and fails with a message showing expected and actual values.
 # Environment (set by meson): KEYSHARD, GEN_EVENTS, VERIFY_SPLIT, TESTS_DIR, SOURCE_DIR.
 set -euo pipefail
+# The tools the tests run (python3, zstd, awk...) are the Debian packages `make deps` installs,
+# not whatever shim comes first on PATH (pyenv's python3 takes ten times as long to start).
+PATH="/usr/bin:/bin:$PATH"
 
 : "${KEYSHARD:?set KEYSHARD to the keyshard binary}"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/keyshard-test.XXXXXX")
