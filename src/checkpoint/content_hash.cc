@@ -47,17 +47,11 @@ Status ContentHash::restore(int fd, const std::string& name, uint64_t size, uint
                             uint64_t digest) {
   const uint64_t rest = size % kBlock;
   std::string tail(rest, '\0');
-  size_t done = 0;
-  while (done < rest) {
-    const ssize_t got = ::pread(fd, tail.data() + done, rest - done,
-                                static_cast<off_t>(size - rest + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return Status::error("cannot read back: " + errno_text(errno), name);
-    if (got == 0) {
-      return Status::error("is shorter than the checkpoint records", name)
-          .because(Cause::kOutputChanged);
-    }
-    done += static_cast<size_t>(got);
+  const long got = read_at(fd, tail.data(), rest, size - rest);
+  if (got < 0) return Status::error("cannot read back: " + errno_text(errno), name);
+  if (got < static_cast<long>(rest)) {
+    return Status::error("is shorter than the checkpoint records", name)
+        .because(Cause::kOutputChanged);
   }
   if (XXH3_64bits_withSeed(tail.data(), tail.size(), chain) != digest) {
     return Status::error("was changed since the checkpoint (its content hash differs)", name)

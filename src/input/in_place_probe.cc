@@ -1,10 +1,7 @@
 #include "input/in_place_probe.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cstdlib>
 #include <ctime>
 #include <memory>
@@ -13,6 +10,7 @@
 #include <string_view>
 
 #include "input/mapped_window.h"
+#include "util/files.h"
 
 namespace keyshard {
 namespace {
@@ -37,15 +35,8 @@ unsigned touch(const char* data, size_t size) {
   return sum;
 }
 
-bool pread_all(int fd, char* buffer, size_t size) {
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t got = ::pread(fd, buffer + done, size - done, static_cast<off_t>(done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    done += static_cast<size_t>(got);
-  }
-  return true;
+bool read_whole(int fd, char* buffer, size_t size) {
+  return read_at(fd, buffer, size, 0) == static_cast<long>(size);
 }
 
 // Mapping's cost against read()'s on the first `size` bytes of `fd`, the least of a few trials
@@ -55,7 +46,7 @@ bool pread_all(int fd, char* buffer, size_t size) {
 // near-ties keep the mapping, which also spares the memory traffic of the copy.
 bool mapping_measured_cheaper(int fd, const std::string& name, size_t size) {
   auto buffer = std::make_unique<char[]>(size);
-  if (!pread_all(fd, buffer.get(), size)) return true;
+  if (!read_whole(fd, buffer.get(), size)) return true;
   volatile unsigned sink = touch(buffer.get(), size);
   int64_t mapped = INT64_MAX;
   int64_t copied = INT64_MAX;
@@ -67,7 +58,7 @@ bool mapping_measured_cheaper(int fd, const std::string& name, size_t size) {
       sink = sink + touch(window->data(), size);
     }
     const int64_t between = thread_nanoseconds();
-    if (!pread_all(fd, buffer.get(), size)) return true;
+    if (!read_whole(fd, buffer.get(), size)) return true;
     sink = sink + touch(buffer.get(), size);
     const int64_t end = thread_nanoseconds();
     mapped = std::min(mapped, between - start);

@@ -3,6 +3,7 @@
 #include "input/in_place_probe.h"
 #include "input/input_position.h"
 #include "input/mapped_window.h"
+#include "util/files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -143,15 +144,7 @@ class PlainSource final : public InputSource {
 
   bool read_back(uint64_t at, uint64_t size, std::string& out) {
     out.assign(size, '\0');
-    size_t done = 0;
-    while (done < size) {
-      const ssize_t got =
-          ::pread(fd_.get(), out.data() + done, size - done, static_cast<off_t>(at + done));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return false;
-      done += static_cast<size_t>(got);
-    }
-    return true;
+    return read_at(fd_.get(), out.data(), size, at) == static_cast<long>(size);
   }
 
   static constexpr uint64_t kWindowBytes = 16u << 20;

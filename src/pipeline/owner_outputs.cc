@@ -15,6 +15,7 @@
 #include "sinks/child_process.h"
 #include "sinks/exec_sink.h"
 #include "sinks/file_sink.h"
+#include "util/files.h"
 #include "util/json_text.h"
 
 namespace keyshard {
@@ -105,7 +106,9 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
       std::string tail(4096, '\0');
       const off_t size = ::fstat(file.get(), &info) == 0 ? info.st_size : 0;
       const off_t from = std::max<off_t>(0, size - static_cast<off_t>(tail.size()));
-      const ssize_t got = size > 0 ? ::pread(file.get(), tail.data(), size - from, from) : 0;
+      const long got = size > 0 ? read_at(file.get(), tail.data(), static_cast<size_t>(size - from),
+                                          static_cast<uint64_t>(from))
+                                : 0;
       tail.resize(got > 0 ? static_cast<size_t>(got) : 0);
       if (!tail.empty() && tail.back() != '\n' && looks_like_text(tail)) {
         if (Status status = write_all(file.get(), "\n", path); !status) return status;

@@ -81,6 +81,19 @@ void guard_standard_streams() {
 
 bool standard_stream_was_closed(int fd) { return fd >= 0 && fd < 3 && closed_at_start[fd]; }
 
+long read_at(int fd, char* buffer, size_t size, uint64_t offset) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t got =
+        ::pread(fd, buffer + done, size - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return -1;
+    if (got == 0) break;
+    done += static_cast<size_t>(got);
+  }
+  return static_cast<long>(done);
+}
+
 long read_input(int fd, char* buffer, size_t size) {
   const auto interrupted = [] {
     if (interrupt_signal() == 0) return false;

@@ -64,6 +64,10 @@ bool standard_stream_was_closed(int fd);
 /// before the read the signal came.
 long read_input(int fd, char* buffer, size_t size);
 
+/// Reads `size` bytes of `fd` from `offset` (pread, again after EINTR and short reads): how many
+/// it read, fewer only where the file ends first, or -1 with errno set.
+long read_at(int fd, char* buffer, size_t size, uint64_t offset);
+
 /// Raises the soft open-file limit to the hard limit; returns the limit now in force.
 uint64_t raise_open_file_limit();
 
