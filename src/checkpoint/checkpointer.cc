@@ -1,12 +1,7 @@
 #include "checkpoint/checkpointer.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-
 #include "checkpoint/checkpoint_store.h"
-#include "util/files.h"
+#include "util/durable_files.h"
 
 namespace keyshard {
 
@@ -35,20 +30,7 @@ Status Checkpointer::finish() {
   return failure_;
 }
 
-Status Checkpointer::sync_outputs() const {
-  for (const std::string& path : sync_paths_) {
-    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid()) return Status::error("cannot open to sync: " + errno_text(errno), path);
-    // A directory: its whole filesystem (every partition file) in one call.
-    const bool directory = path == dir_;
-    if ((directory ? ::syncfs(fd.get()) : ::fsync(fd.get())) != 0) {
-      return Status::error(std::string(directory ? "syncfs" : "fsync") +
-                               " failed: " + errno_text(errno),
-                           path);
-    }
-  }
-  return {};
-}
+Status Checkpointer::sync_outputs() const { return make_durable(sync_paths_); }
 
 void Checkpointer::write_queued() {
   std::unique_lock lock(mutex_);

@@ -2,8 +2,8 @@
 // of its own. The reader marks a chunk as the end of a checkpoint interval and says where the
 // inputs stand after it; every owner, once it has applied that chunk, hands its outputs' bytes to
 // the kernel and reports their sizes and counters; the salt sequencer reports its state. A
-// complete cut goes to the writer thread, which (with --commit sync) makes the filesystem
-// durable with one syncfs, then writes the checkpoint: the owners never wait for the disk, and
+// complete cut goes to the writer thread, which (with --commit sync) makes the output files
+// durable, then writes the checkpoint: the owners never wait for the disk, and
 // a checkpoint reaches it only after every byte it covers. Cuts complete in sequence order; when
 // the disk lags, the writer skips to the newest. Between checkpoints far apart, the writer can
 // also sync ahead of the next one (sync_ahead), so that the disk's work is spread over the run.
@@ -46,8 +46,8 @@ class Checkpointer {
  public:
   /// `base` gives the options and flags every checkpoint of this run carries; `owners` reports
   /// complete a cut; `with_salt`: the sequencer reports too. `sync_paths`: what to make durable
-  /// before each checkpoint (--commit sync): the output directory's filesystem, and each file
-  /// given (a dead-letter file elsewhere). `on_failure` stops the run when a write fails.
+  /// before each checkpoint (--commit sync): every output file and the directory holding them
+  /// (see make_durable). `on_failure` stops the run when a write fails.
   Checkpointer(std::string dir, Checkpoint base, unsigned owners, bool with_salt,
                std::vector<std::string> sync_paths, std::function<void(Status)> on_failure);
   ~Checkpointer();

@@ -21,7 +21,6 @@ constexpr size_t kOutputBudget = 32u << 20;  // all partition buffers of a run t
 constexpr size_t kMinFlush = 16u << 10;
 constexpr size_t kMaxFlush = 1u << 20;
 constexpr size_t kDeadLetterFlush = 64u << 10;
-constexpr size_t kFsyncsPerSyncfs = 4;
 
 std::string bad_line_where(const RunConfig& config, uint32_t input, uint64_t line_number) {
   return fmt::format("{}:{}", config.input_names[input], line_number);
@@ -307,14 +306,8 @@ Status PartitionOwner::apply(const Chunk& chunk) {
 
 Status PartitionOwner::sync_outputs() {
   if (!config_.commit_sync) return {};
-  // The partition files share DIR's filesystem: past a few files, one syncfs beats an fsync
-  // (and a journal commit) per file.
-  if (outputs_.size() > kFsyncsPerSyncfs) {
-    if (Status status = outputs_[0].sink->sync_filesystem(); !status) return status;
-  } else {
-    for (Output& output : outputs_) {
-      if (Status status = output.sink->sync(); !status) return status;
-    }
+  for (Output& output : outputs_) {
+    if (Status status = output.sink->sync(); !status) return status;
   }
   return dead_letters_.sink ? dead_letters_.sink->sync() : Status{};
 }
@@ -366,7 +359,9 @@ Status PartitionOwner::finish() {
   };
   for (Output& output : outputs_) keep_first(flush(output));
   if (dead_letters_.sink) keep_first(flush(dead_letters_));
-  if (config_.checkpoints && first.ok()) keep_first(sync_outputs());
+  // (Without --exec, the pipeline makes every output file durable at once when the owners are
+  // done: see make_durable().)
+  if (config_.checkpoints && config_.exec() && first.ok()) keep_first(sync_outputs());
   for (Output& output : outputs_) keep_first(output.sink->finish());
   if (dead_letters_.sink) keep_first(dead_letters_.sink->finish());
   return first;

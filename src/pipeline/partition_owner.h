@@ -42,7 +42,8 @@ class PartitionOwner {
   /// Hands every buffer to the kernel and reports this owner's part of a checkpoint after the
   /// chunks applied so far (the checkpointer makes them durable).
   Status checkpoint(OwnerCut& cut);
-  /// Flushes every buffer (fsyncing with --commit sync) and closes every sink.
+  /// Flushes every buffer and closes every sink (with --exec and --commit sync, fsyncing the
+  /// dead-letter file first; other outputs are the pipeline's to sync).
   Status finish();
   /// This owner's part of a checkpoint after finish().
   OwnerCut final_cut() const;
@@ -93,7 +94,7 @@ class PartitionOwner {
   std::pmr::string new_buffer() { return std::pmr::string(arena_.get()); }
   Status handle_bad_lines(const Chunk& chunk);
   Status write_long_dead_letter(const DeadLetter& letter);  // to standard error
-  Status sync_outputs();  // --commit sync: make every output durable
+  Status sync_outputs();  // --commit sync: fsync every output this owner writes
   Status open_partition_file(uint32_t partition, std::unique_ptr<Sink>& sink);
   bool tracks_outputs() const { return config_.checkpoints && !config_.exec(); }
   void note_if_new(const std::string& path);  // before open() creates `path`

@@ -18,6 +18,7 @@
 #include "pipeline/salt_sequencer.h"
 #include "pipeline/scheduler.h"
 #include "sinks/exec_collector.h"
+#include "util/durable_files.h"
 #include "util/elapsed.h"
 #include "util/interrupt.h"
 #include "util/thread_priority.h"
@@ -35,6 +36,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     if (resume) sequencer->restore(resume->salt);
   }
   std::unique_ptr<Checkpointer> checkpointer;
+  std::vector<std::string> sync_paths;  // what --commit sync makes durable (see make_durable)
   Scheduler* stop_on_failure = nullptr;  // set below, before the checkpointer's thread starts
   if (config.checkpoints && start) {
     Checkpoint base;
@@ -47,14 +49,17 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     base.inputs_seen_ns = start->inputs_seen_ns;
     base.run_base = start->run_base;
     base.stats = RunStats(config.partitions);
-    std::vector<std::string> sync_paths;
-    if (config.commit_sync && !config.exec()) {
+    if (config.commit_sync && !config.exec()) {  // the output files, then DIR for their entries
+      for (uint32_t p = 0; p < config.partitions; ++p) {
+        sync_paths.push_back(config.output_dir + "/" + partition_file_name(config, p));
+      }
+      if (config.on_bad == BadLinePolicy::kDeadLetter && !config.dead_letter_path.empty()) {
+        sync_paths.push_back(config.dead_letter_path);
+      }
       sync_paths.push_back(config.output_dir);
-      const std::string& dead = config.dead_letter_path;
-      if (!dead.empty() && !dead.starts_with(config.output_dir + "/")) sync_paths.push_back(dead);
     }
     checkpointer = std::make_unique<Checkpointer>(
-        config.output_dir, std::move(base), workers, sequencer != nullptr, std::move(sync_paths),
+        config.output_dir, std::move(base), workers, sequencer != nullptr, sync_paths,
         [&stop_on_failure](Status status) { stop_on_failure->abort(std::move(status)); });
   }
   Scheduler scheduler(workers, sequencer.get(), checkpointer.get());
@@ -237,6 +242,9 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     result.created_files.insert(result.created_files.end(), created.begin(), created.end());
   }
   result.wrote_checkpoint = checkpointer && checkpointer->written() > 0;
+  if (checkpointer && result.status.ok()) {
+    result.status = make_durable(sync_paths);  // (--commit sync) before the last checkpoint
+  }
   if (checkpointer && result.status.ok()) {
     // The last cut: everything read is written (and synced). An interrupted run resumes here;
     // a finished one is complete (and an --incremental run continues from here next time).

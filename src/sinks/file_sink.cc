@@ -63,14 +63,6 @@ class FileSink final : public Sink {
     return {};
   }
 
-  Status sync_filesystem() override {
-    if (!owned_ || !fd_.valid()) return {};
-    if (::syncfs(fd_.get()) != 0) {
-      return Status::error("syncfs failed: " + errno_text(errno), name_);
-    }
-    return {};
-  }
-
   OutputState state() const override {
     if (!tracked_) return {};
     return OutputState{name_, hash_.size(), 0, hash_.chain(), hash_.digest()};

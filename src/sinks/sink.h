@@ -27,9 +27,6 @@ class Sink {
   virtual const std::string& name() const = 0;
   /// Makes what was written durable (fsync); a no-op for pipes and terminals.
   virtual Status sync() { return {}; }
-  /// Makes everything written to the filesystem holding this file durable (syncfs): one call
-  /// instead of an fsync per file when an owner holds many partitions.
-  virtual Status sync_filesystem() { return sync(); }
   /// The file's size and content hash so far (a file sink opened for checkpoints; else zero).
   virtual OutputState state() const { return {}; }
 };

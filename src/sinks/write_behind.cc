@@ -54,7 +54,7 @@ void WriteBehind::run() {
     pending_.erase(fd);
     starting_ = fd;
     lock.unlock();
-    // Only starts the writeback; any error shows up at the next fsync or syncfs.
+    // Only starts the writeback; any error shows up at the next fsync.
     ::sync_file_range(fd, static_cast<off64_t>(range.from),
                       static_cast<off64_t>(range.to - range.from), SYNC_FILE_RANGE_WRITE);
     lock.lock();

@@ -3,7 +3,7 @@
 // layer may make its caller wait (writeback throttling) until earlier writes are done: with many
 // files, an owner that started the writeback itself would spend much of the run there, holding
 // up every partition it writes. Best effort, as before: a failed writeback shows up at the
-// fsync or syncfs that comes before each checkpoint.
+// fsync that comes before each checkpoint.
 #pragma once
 
 #include <condition_variable>

@@ -41,7 +41,6 @@ class ZstdSink final : public Sink {
   Status finish() override { return inner_->finish(); }
   const std::string& name() const override { return inner_->name(); }
   Status sync() override { return inner_->sync(); }
-  Status sync_filesystem() override { return inner_->sync_filesystem(); }
   OutputState state() const override { return inner_->state(); }
 
  private:

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# --commit sync: before each checkpoint, every output file of the run and DIR itself are
+# fsynced, file by file, and syncfs() is never called (it would also wait for every other
+# program's writes to the same filesystem). --commit async fsyncs no output file. A preloaded
+# library (tests/tools/sync_recorder.cc) logs the calls as they return.
+source "$TESTS_DIR/cli/lib.sh"
+: "${SYNC_RECORDER:?set SYNC_RECORDER to the sync_recorder library}"
+# A sanitizer's runtime asks to come first among the libraries; the recorder comes before it.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+
+# recorded LOG CMD...: runs CMD with the recorder, logging to LOG.
+recorded() {
+  local log=$1
+  shift
+  SYNC_LOG="$WORK/$log" LD_PRELOAD="$SYNC_RECORDER" "$@"
+}
+
+"$GEN_EVENTS" --events "$(scaled 200000)" --seed 7 > events.ndjson
+echo 'not json' >> events.ndjson  # a dead letter
+
+# check_synced LOG DIR PARTITIONS: every checkpoint after the first (the empty start) comes
+# after an fsync of each partition file, of the dead-letter file and of DIR since the one
+# before; prints how many checkpoints were checked.
+check_synced() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import os, sys
+log, out, parts = sys.argv[1], os.path.realpath(sys.argv[2]), int(sys.argv[3])
+want = {f"{out}/part-{p:05d}.ndjson" for p in range(parts)} | {f"{out}/dead-letter.ndjson", out}
+synced, checkpoints = set(), 0
+for line in open(log):
+    call, *args = line.split()
+    if call == "syncfs":
+        sys.exit(f"syncfs called: {line.strip()}")
+    if call == "fsync":
+        synced.add(args[0])
+    if call == "rename" and args[1].endswith("/.keyshard/checkpoint.json"):
+        if checkpoints > 0 and not want <= synced:
+            sys.exit(f"checkpoint {checkpoints + 1} written before an fsync of: "
+                     + ", ".join(sorted(want - synced)[:5]))
+        checkpoints += 1
+        synced.clear()
+print(checkpoints)
+PY
+}
+
+# Periodic checkpoints (every MiB) and the last one.
+recorded sync.log "$KEYSHARD" split -q -k user_id -n 40 -o out --checkpoint-every 1MiB events.ndjson
+checkpoints=$(check_synced sync.log out 40 2>&1) || fail "$checkpoints"
+[ "$checkpoints" -ge 4 ] || fail "expected several checkpoints, got $checkpoints"
+expect_eq "$(grep -c '^fsync ' sync.log | awk '{ print ($1 >= 4 * 42) }')" 1 \
+  "at least 42 fsyncs for each checkpoint after the start"
+
+# More partitions than make_durable gives one thread: the same, fsyncs from several threads.
+recorded many.log "$KEYSHARD" split -q -k user_id -n 600 -o many --checkpoint-every 4MiB \
+  events.ndjson
+checkpoints=$(check_synced many.log many 600 2>&1) || fail "$checkpoints"
+[ "$checkpoints" -ge 2 ] || fail "expected at least two checkpoints, got $checkpoints"
+
+# A resumed run: the files it continues are synced before its checkpoints too.
+head -n 1000 events.ndjson > first.ndjson
+recorded resumed-first.log "$KEYSHARD" split -q -k user_id -n 8 -o resumed --incremental \
+  first.ndjson
+cp events.ndjson first.ndjson
+recorded resumed.log "$KEYSHARD" split -q -k user_id -n 8 -o resumed --incremental \
+  --checkpoint-every 1MiB first.ndjson
+checkpoints=$(check_synced resumed.log resumed 8 2>&1) || fail "$checkpoints"
+[ "$checkpoints" -ge 3 ] || fail "expected several checkpoints after resuming, got $checkpoints"
+
+# --commit async: the checkpoints are still written safely, but no output file is fsynced.
+recorded async.log "$KEYSHARD" split -q -k user_id -n 40 -o async --commit async \
+  --checkpoint-every 1MiB events.ndjson
+[ "$(grep -c '^rename .*/\.keyshard/checkpoint.json$' async.log)" -ge 4 ] ||
+  fail "async: expected several checkpoints"$'\n'"$(cat async.log)"
+expect_eq "$(grep -cE '^(fsync|fdatasync) .*/(part-[0-9]+|dead-letter)\.ndjson$' async.log || true)" \
+  0 "async: no output file fsynced"
+expect_eq "$(grep -c '^syncfs ' async.log || true)" 0 "async: no syncfs"
+
+echo "durable_outputs: ok"
