@@ -46,9 +46,7 @@ PY
 # Periodic checkpoints (every MiB) and the last one.
 recorded sync.log "$KEYSHARD" split -q -k user_id -n 40 -o out --checkpoint-every 1MiB events.ndjson
 checkpoints=$(check_synced sync.log out 40 2>&1) || fail "$checkpoints"
-[ "$checkpoints" -ge 4 ] || fail "expected several checkpoints, got $checkpoints"
-expect_eq "$(grep -c '^fsync ' sync.log | awk '{ print ($1 >= 4 * 42) }')" 1 \
-  "at least 42 fsyncs for each checkpoint after the start"
+[ "$checkpoints" -ge 3 ] || fail "expected a periodic checkpoint, got $checkpoints in all"
 
 # More partitions than make_durable gives one thread: the same, fsyncs from several threads.
 recorded many.log "$KEYSHARD" split -q -k user_id -n 600 -o many --checkpoint-every 4MiB \
@@ -64,13 +62,24 @@ cp events.ndjson first.ndjson
 recorded resumed.log "$KEYSHARD" split -q -k user_id -n 8 -o resumed --incremental \
   --checkpoint-every 1MiB first.ndjson
 checkpoints=$(check_synced resumed.log resumed 8 2>&1) || fail "$checkpoints"
-[ "$checkpoints" -ge 3 ] || fail "expected several checkpoints after resuming, got $checkpoints"
+[ "$checkpoints" -ge 3 ] || fail "expected a periodic checkpoint after resuming, got $checkpoints"
+
+# --on-bad skip makes no dead-letter file, even with --dead-letter elsewhere: none is synced.
+head -n 20000 events.ndjson > some.ndjson
+echo 'not json' >> some.ndjson
+run_status recorded skip.log "$KEYSHARD" split -q -k user_id -n 4 -o skip --on-bad skip \
+  --dead-letter "$WORK/elsewhere.ndjson" --checkpoint-every 1MiB some.ndjson
+expect_eq "$STATUS" 0 "--on-bad skip with --dead-letter elsewhere: exit status ($ERR)"
+[ ! -e elsewhere.ndjson ] || fail "--on-bad skip made a dead-letter file"
+! grep -q elsewhere skip.log || fail "--on-bad skip: a dead-letter file was synced"
+[ "$(grep -c '^rename .*/\.keyshard/checkpoint.json$' skip.log)" -ge 2 ] ||
+  fail "--on-bad skip: expected checkpoints"$'\n'"$(cat skip.log)"
 
 # --commit async: the checkpoints are still written safely, but no output file is fsynced.
 recorded async.log "$KEYSHARD" split -q -k user_id -n 40 -o async --commit async \
   --checkpoint-every 1MiB events.ndjson
-[ "$(grep -c '^rename .*/\.keyshard/checkpoint.json$' async.log)" -ge 4 ] ||
-  fail "async: expected several checkpoints"$'\n'"$(cat async.log)"
+[ "$(grep -c '^rename .*/\.keyshard/checkpoint.json$' async.log)" -ge 3 ] ||
+  fail "async: expected a periodic checkpoint"$'\n'"$(cat async.log)"
 expect_eq "$(grep -cE '^(fsync|fdatasync) .*/(part-[0-9]+|dead-letter)\.ndjson$' async.log || true)" \
   0 "async: no output file fsynced"
 expect_eq "$(grep -c '^syncfs ' async.log || true)" 0 "async: no syncfs"
