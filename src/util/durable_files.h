@@ -14,8 +14,9 @@
 namespace keyshard {
 
 /// Makes the regular files and directories at `paths` durable (a directory: its entries, so
-/// files created in it). Pipes, devices and other special files are passed over. A path that
-/// cannot be opened, or an fsync that fails, is an error naming the path.
+/// files created in it). Pipes, devices and other special files are passed over, and so is a
+/// directory on a filesystem that cannot fsync one (EINVAL). A path that cannot be opened, or
+/// any other failed fsync, is an error naming the path.
 Status make_durable(const std::vector<std::string>& paths);
 
 }  // namespace keyshard
