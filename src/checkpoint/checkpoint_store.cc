@@ -14,6 +14,7 @@
 
 #include "checkpoint/checkpoint_codec.h"
 #include "pipeline/run_config.h"
+#include "util/durable_files.h"
 
 namespace keyshard {
 namespace {
@@ -39,14 +40,6 @@ std::string checkpoint_path(const std::string& dir) {
 bool has_checkpoint(const std::string& dir) {
   struct stat info {};
   return ::stat(checkpoint_path(dir).c_str(), &info) == 0;
-}
-
-Status sync_directory(const std::string& dir) {
-  FileDescriptor fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid() || ::fsync(fd.get()) != 0) {
-    return Status::error("cannot sync the directory: " + errno_text(errno), dir);
-  }
-  return {};
 }
 
 Status write_checkpoint(const std::string& dir, const Checkpoint& checkpoint) {

@@ -48,7 +48,4 @@ class RunLock {
   bool inherited_ = false;  // --exec children share the lock
 };
 
-/// fsyncs a directory, so that a rename or a new file in it is durable.
-Status sync_directory(const std::string& dir);
-
 }  // namespace keyshard

@@ -49,18 +49,36 @@ Status cannot_open(const std::string& path) {
 // Only starts the writeback; an error shows up at the fsync.
 void start_writeback(int fd) { (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE); }
 
+// fsync of a directory; true also where its filesystem cannot fsync one at all (some FUSE and
+// network filesystems: EINVAL, EBADF), whose entries are then as durable as it makes them.
+bool fsync_directory(int fd) {
+  return ::fsync(fd) == 0 || errno == EINVAL || errno == EBADF;
+}
+
 Status sync_one(const std::string& path) {
   FileDescriptor fd = open_to_sync(path);
   if (!fd.valid()) return cannot_open(path);
-  const Kind kind = kind_of(fd.get());
-  if (kind == Kind::kOther || ::fsync(fd.get()) == 0) return {};
-  // Some filesystems (some FUSE and network ones) cannot fsync a directory at all; their
-  // files' entries are then as durable as that filesystem makes them.
-  if (kind == Kind::kDirectory && (errno == EINVAL || errno == EBADF)) return {};
+  switch (kind_of(fd.get())) {
+    case Kind::kOther: return {};
+    case Kind::kDirectory:
+      if (fsync_directory(fd.get())) return {};
+      break;
+    case Kind::kFile:
+      if (::fsync(fd.get()) == 0) return {};
+      break;
+  }
   return Status::error("fsync failed: " + errno_text(errno), path);
 }
 
 }  // namespace
+
+Status sync_directory(const std::string& dir) {
+  FileDescriptor fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid() || !fsync_directory(fd.get())) {
+    return Status::error("cannot sync the directory: " + errno_text(errno), dir);
+  }
+  return {};
+}
 
 Status make_durable(const std::vector<std::string>& paths) {
   // Two passes, each opening the files anew, so that thousands of partitions never hold twice

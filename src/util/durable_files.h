@@ -19,4 +19,8 @@ namespace keyshard {
 /// any other failed fsync, is an error naming the path.
 Status make_durable(const std::vector<std::string>& paths);
 
+/// fsyncs the directory `dir`, so that a rename or a new file in it is durable; on a filesystem
+/// that cannot fsync a directory (EINVAL), as durable as that filesystem makes it.
+Status sync_directory(const std::string& dir);
+
 }  // namespace keyshard
