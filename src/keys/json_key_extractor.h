@@ -25,18 +25,12 @@
 
 #include "keys/extraction.h"
 #include "keys/json_grammar.h"
+#include "keys/json_limits.h"
 #include "keys/json_path_walker.h"
 #include "keys/key_path.h"
 #include "keys/plain_object_scan.h"
 
 namespace keyshard {
-
-/// Lines longer than this are not parsed into a tree (see above).
-inline constexpr size_t kTreeLineLimit = 1u << 20;
-
-/// The lines of a block are parsed together in windows of whole lines, each ending with the line
-/// that reaches this size: a window's structural index and trees stay in the CPU's caches.
-inline constexpr size_t kBlockWindow = 128u << 10;
 
 /// Windows larger than this (a window of one long line) are parsed line by line.
 inline constexpr size_t kBlockLimit = 4u << 20;

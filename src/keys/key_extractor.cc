@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "keys/json_key_extractor.h"
+
 namespace keyshard {
 
 std::string_view bad_reason_name(BadReason reason) {
@@ -33,6 +35,13 @@ KeyExtractor::KeyExtractor(const KeySpec& spec) : spec_(spec) {
   }
   for (uint32_t field : spec_.fields) field_names_.push_back("field " + std::to_string(field));
 }
+
+KeyExtractor::~KeyExtractor() = default;
+KeyExtractor::KeyExtractor(KeyExtractor&&) noexcept = default;
+KeyExtractor& KeyExtractor::operator=(KeyExtractor&&) noexcept = default;
+
+size_t KeyExtractor::lines_from_blocks() const { return json_ ? json_->lines_from_blocks() : 0; }
+size_t KeyExtractor::lines_from_scans() const { return json_ ? json_->lines_from_scans() : 0; }
 
 Extraction KeyExtractor::extract(std::string_view line, size_t readable) {
   switch (spec_.format) {

@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "keys/extraction.h"
-#include "keys/json_key_extractor.h"
+#include "keys/json_limits.h"
 #include "keys/key_path.h"
 
 namespace keyshard {
+
+class JsonKeyExtractor;
 
 enum class InputFormat { kJson, kDelimited, kLine };
 
@@ -28,6 +30,9 @@ struct KeySpec {
 class KeyExtractor {
  public:
   explicit KeyExtractor(const KeySpec& spec);
+  ~KeyExtractor();
+  KeyExtractor(KeyExtractor&&) noexcept;
+  KeyExtractor& operator=(KeyExtractor&&) noexcept;
 
   /// The key of one line (without its '\n'); `readable` as for JsonKeyExtractor::extract.
   Extraction extract(std::string_view line, size_t readable);
@@ -39,9 +44,9 @@ class KeyExtractor {
   void begin_block(const char* text, size_t size);
   Extraction extract_in_block(std::string_view line, size_t readable);
   /// How many lines so far had their result from a window's parse (see JsonKeyExtractor).
-  size_t lines_from_blocks() const { return json_ ? json_->lines_from_blocks() : 0; }
+  size_t lines_from_blocks() const;
   /// How many of those the scan of a window's structural index confirmed.
-  size_t lines_from_scans() const { return json_ ? json_->lines_from_scans() : 0; }
+  size_t lines_from_scans() const;
 
  private:
   Extraction extract_delimited(std::string_view line);

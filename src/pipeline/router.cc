@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "keys/json_key_extractor.h"
+
 namespace keyshard {
 namespace {
 
@@ -27,6 +29,8 @@ Router::Router(const RunConfig& config, ProgressCounters* progress)
     salt_by_ = std::make_unique<JsonKeyExtractor>(std::span(&*config.salt_by, 1), false);
   }
 }
+
+Router::~Router() = default;
 
 uint32_t Router::salted_partition(Chunk& chunk, size_t line, std::string_view key,
                                   size_t salt, size_t readable) {

@@ -21,6 +21,8 @@
 
 namespace keyshard {
 
+class JsonKeyExtractor;
+
 /// Fills order and group_begin from the destinations (a counting sort that keeps input order
 /// within each partition); `cursor` is scratch.
 void group_by_partition(Chunk& chunk, uint32_t partitions, std::vector<uint32_t>& cursor);
@@ -29,6 +31,7 @@ class Router {
  public:
   /// `progress` (may be null) counts the lines routed, for the progress line.
   Router(const RunConfig& config, ProgressCounters* progress);
+  ~Router();
 
   /// Fills the routing fields of `chunk` from its text.
   void route(Chunk& chunk);

@@ -1,8 +1,9 @@
 #include "pipeline/salt_sequencer.h"
 
-#include "pipeline/router.h"
-
 #include <optional>
+
+#include "keys/json_key_extractor.h"
+#include "pipeline/router.h"
 
 namespace keyshard {
 
@@ -14,6 +15,8 @@ SaltSequencer::SaltSequencer(const RunConfig& config)
   }
   for (const auto& [key, sub_keys] : config.salts) named_.insert(HeavyHitters::key_hash(key));
 }
+
+SaltSequencer::~SaltSequencer() = default;
 
 uint32_t SaltSequencer::deal(std::string_view key, uint32_t sub_keys, uint64_t& dealt,
                              int32_t& index) {

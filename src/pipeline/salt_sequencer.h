@@ -17,15 +17,17 @@
 #include "input/chunk.h"
 #include "insight/heavy_hitters.h"
 #include "insight/run_stats.h"
-#include "keys/json_key_extractor.h"
 #include "keys/key_extractor.h"
 #include "pipeline/run_config.h"
 
 namespace keyshard {
 
+class JsonKeyExtractor;
+
 class SaltSequencer {
  public:
   explicit SaltSequencer(const RunConfig& config);
+  ~SaltSequencer();
 
   /// Settles the salted lines of `chunk`, which must be the next chunk in sequence.
   void sequence(Chunk& chunk);
