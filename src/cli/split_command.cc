@@ -139,6 +139,10 @@ Status run_split(const SplitOptions& given) {
   if (Status status = make_run_config(options, config); !status) return status;
   options.threads = config.threads;  // recorded as resolved
   if (Status status = check_standard_input(config); !status) return status;
+  if (!given.dead_letter.empty() && config.on_bad != BadLinePolicy::kDeadLetter) {
+    print_warning("--dead-letter names where --on-bad dead-letter writes bad lines; under "
+                  "--on-bad " + given.on_bad + " none is written, so it changes nothing");
+  }
   if (config.salt_by && !config.sequenced_salting()) {
     print_warning("--salt-by picks the sub-key of a salted key; without --salt or --hot-keys "
                   "no key is salted, so it changes nothing");

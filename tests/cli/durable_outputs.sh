@@ -70,6 +70,8 @@ echo 'not json' >> some.ndjson
 run_status recorded skip.log "$KEYSHARD" split -q -k user_id -n 4 -o skip --on-bad skip \
   --dead-letter "$WORK/elsewhere.ndjson" --checkpoint-every 1MiB some.ndjson
 expect_eq "$STATUS" 0 "--on-bad skip with --dead-letter elsewhere: exit status ($ERR)"
+expect_contains "$ERR" "warning: --dead-letter names where --on-bad dead-letter writes bad lines; under --on-bad skip none is written, so it changes nothing" \
+  "--on-bad skip with --dead-letter: the warning"
 [ ! -e elsewhere.ndjson ] || fail "--on-bad skip made a dead-letter file"
 ! grep -q elsewhere skip.log || fail "--on-bad skip: a dead-letter file was synced"
 [ "$(grep -c '^rename .*/\.keyshard/checkpoint.json$' skip.log)" -ge 2 ] ||
