@@ -113,7 +113,8 @@ miller_input=$(slice_for $miller_slice)
 # ---------------------------------------------------------------------------------------------
 # Measuring. Every run starts from an empty output directory and a synced disk, with its input
 # in the page cache. Wall time comes from the monotonic-enough nanosecond clock around
-# /usr/bin/time, which reports the peak RSS (%M, KiB) of the command and its children.
+# /usr/bin/time, which reports the peak RSS (%M, KiB) of the command and its children, and their
+# user and system CPU time (%U, %S).
 
 scratch_dir=$(mktemp -d)
 aside_dir=$data_dir/aside
@@ -122,6 +123,7 @@ shm_out_dir=
 trap 'rm -rf "$scratch_dir" "$aside_dir" ${shm_out_dir:+"$shm_out_dir"}' EXIT
 free_gib() { df -P -BG "$data_dir" | awk 'NR == 2 { print $4 + 0 }'; }
 row_name=() row_input=() row_mbs=() row_meps=() row_rss=() row_ratio=() row_cmd=() row_note=()
+row_cpu=() row_cores=()
 
 # count_output_lines: lines in the partition files (part-*, copy.*) of $out_dir, .zst decoded.
 count_output_lines() {
@@ -147,6 +149,7 @@ add_row() {
   local index=${#row_name[@]}
   row_name[index]=$1 row_input[index]=$2 row_cmd[index]=$3
   row_mbs[index]=n/a row_meps[index]=n/a row_rss[index]=n/a row_ratio[index]=n/a
+  row_cpu[index]=n/a row_cores[index]=n/a
   row_note[index]=""
 }
 
@@ -175,7 +178,7 @@ contender() {
   fi
 
   cat "$input" > /dev/null  # warm the page cache
-  local run times=() rss_max=0 time_file=$scratch_dir/time stderr_file=$scratch_dir/stderr
+  local run times=() cpu_times=() rss_max=0 time_file=$scratch_dir/time stderr_file=$scratch_dir/stderr
   for ((run = 1; run <= runs; run++)); do
     if [[ $aside == aside && -d $out_dir && $(free_gib) -ge 16 ]]; then
       mkdir -p "$aside_dir"
@@ -187,7 +190,7 @@ contender() {
     local start end status
     start=$(date +%s%N)
     # (timeout signals the run's whole process group: a peer's children too)
-    timeout -k 10 "$run_limit" /usr/bin/time -f '%e %M' -o "$time_file" bash -c "$command" \
+    timeout -k 10 "$run_limit" /usr/bin/time -f '%e %M %U %S' -o "$time_file" bash -c "$command" \
       > /dev/null 2> "$stderr_file"
     status=$?
     end=$(date +%s%N)
@@ -206,6 +209,7 @@ contender() {
     rss=$(tail -n1 "$time_file" | awk '{ print $2 }')
     ((rss > rss_max)) && rss_max=$rss
     times+=("$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.6f", (e - s) / 1e9 }')")
+    cpu_times+=("$(tail -n1 "$time_file" | awk '{ printf "%.2f", $3 + $4 }')")
     log "  run $run: ${times[-1]} s, peak RSS $((rss / 1024)) MiB"
   done
 
@@ -227,6 +231,10 @@ contender() {
   row_mbs[index]=$(awk -v b="$bytes" -v s="$seconds" 'BEGIN { printf "%.1f", b / 1e6 / s }')
   row_meps[index]=$(awk -v l="$lines" -v s="$seconds" 'BEGIN { printf "%.2f", l / 1e6 / s }')
   row_rss[index]=$(awk -v k="$rss_max" 'BEGIN { printf "%.1f", k / 1024 }')
+  local cpu
+  cpu=$(printf '%s\n' "${cpu_times[@]}" | median)
+  row_cpu[index]=$(awk -v c="$cpu" -v b="$bytes" 'BEGIN { printf "%.2f", c / (b / 1e9) }')
+  row_cores[index]=$(awk -v c="$cpu" -v s="$seconds" 'BEGIN { printf "%.2f", c / s }')
 }
 
 # unavailable NAME INPUT_LABEL REASON: an n/a row for a contender that cannot run here.
@@ -477,10 +485,11 @@ report=$(
        "($gen_events --bytes $total_bytes --seed $seed)"
   echo "- each row: median wall time over $runs run(s), warm page cache; MB/s = input bytes (uncompressed) / 10^6 / seconds"
   echo
-  echo "| contender | input | MB/s | Mevents/s | peak RSS MiB | vs keyshard -n $parts |"
-  echo "|---|---|---:|---:|---:|---|"
+  echo "| contender | input | MB/s | Mevents/s | peak RSS MiB | CPU s/GB | cores busy | vs keyshard -n $parts |"
+  echo "|---|---|---:|---:|---:|---:|---:|---|"
   for i in "${!row_name[@]}"; do
-    echo "| ${row_name[i]} | ${row_input[i]} | ${row_mbs[i]} | ${row_meps[i]} | ${row_rss[i]} | ${row_ratio[i]} |"
+    echo "| ${row_name[i]} | ${row_input[i]} | ${row_mbs[i]} | ${row_meps[i]} | ${row_rss[i]} |" \
+         "${row_cpu[i]} | ${row_cores[i]} | ${row_ratio[i]} |"
   done
   echo
   echo "Slices are prefixes of the same event stream; their MB/s is comparable, their absolute time is not."
