@@ -2,7 +2,8 @@
 # --commit sync: before each checkpoint, every output file of the run and DIR itself are
 # fsynced, file by file, and syncfs() is never called (it would also wait for every other
 # program's writes to the same filesystem). --commit async fsyncs no output file. A preloaded
-# library (tests/tools/sync_recorder.cc) logs the calls as they return.
+# library (tests/tools/sync_recorder.cc) logs the calls as they return, and makes fsync fail for
+# the last checks: of directories (a run goes on) and of one output (the run stops).
 source "$TESTS_DIR/cli/lib.sh"
 : "${SYNC_RECORDER:?set SYNC_RECORDER to the sync_recorder library}"
 # A sanitizer's runtime asks to come first among the libraries; the recorder comes before it.
@@ -85,5 +86,47 @@ recorded async.log "$KEYSHARD" split -q -k user_id -n 40 -o async --commit async
 expect_eq "$(grep -cE '^(fsync|fdatasync) .*/(part-[0-9]+|dead-letter)\.ndjson$' async.log || true)" \
   0 "async: no output file fsynced"
 expect_eq "$(grep -c '^syncfs ' async.log || true)" 0 "async: no syncfs"
+
+# A filesystem that cannot fsync a directory (EINVAL or EBADF, as some FUSE and network ones
+# answer) does not stop a run: DIR's entries are as durable as it makes them, and the outputs,
+# the checkpoints and a resume are as on any other. (Before, every run failed at its first
+# checkpoint.)
+for error in EINVAL EBADF; do
+  rm -rf "nodirsync-$error"
+  run_status env SYNC_FAIL_DIRECTORIES=$error SYNC_LOG="$WORK/nodirsync-$error.log" \
+    LD_PRELOAD="$SYNC_RECORDER" "$KEYSHARD" split -q -k user_id -n 40 -o "nodirsync-$error" \
+    --checkpoint-every 1MiB events.ndjson
+  expect_eq "$STATUS" 0 "directories that cannot be fsynced ($error): exit status ($ERR)"
+  for f in out/part-*.ndjson out/dead-letter.ndjson; do
+    expect_same_file "nodirsync-$error/${f#out/}" "$f" "no directory fsync ($error)"
+  done
+  [ "$(grep -c '^rename .*/\.keyshard/checkpoint.json$' "nodirsync-$error.log")" -ge 3 ] ||
+    fail "no directory fsync ($error): expected checkpoints"
+  ! grep -q "^fsync $WORK/nodirsync-$error\$" "nodirsync-$error.log" ||
+    fail "no directory fsync ($error): a directory fsync was recorded as done"
+done
+run_status env SYNC_FAIL_DIRECTORIES=EINVAL LD_PRELOAD="$SYNC_RECORDER" "$KEYSHARD" verify \
+  nodirsync-EINVAL
+expect_eq "$STATUS" 0 "verify of a run whose directory fsyncs failed ($ERR)"
+pass "a filesystem that cannot fsync a directory: the run ends well, its outputs the same"
+
+# A file whose fsync fails (EIO: the disk lost the writes) stops the run before the next
+# checkpoint, naming the file and the reason; that checkpoint is never written.
+run_status env SYNC_FAIL_FILE=/part-00003.ndjson SYNC_LOG="$WORK/eio.log" \
+  LD_PRELOAD="$SYNC_RECORDER" "$KEYSHARD" split -q -k user_id -n 8 -o eio \
+  --checkpoint-every 1MiB events.ndjson
+expect_eq "$STATUS" 1 "an fsync that fails: exit status"
+expect_contains "$ERR" "keyshard: eio/part-00003.ndjson: fsync failed: Input/output error" \
+  "the message names the file and the reason"
+expect_contains "$ERR" "once that is fixed, \`keyshard resume eio\` continues the run" "what to do"
+expect_eq "$(grep -c '^rename .*/\.keyshard/checkpoint.json$' eio.log || true)" 1 \
+  "only the checkpoint at the start, written before any output"
+run_status "$KEYSHARD" resume -q eio
+expect_eq "$STATUS" 0 "resume once the disk is well ($ERR)"
+"$KEYSHARD" split -q -k user_id -n 8 -o eio-reference events.ndjson
+for f in eio-reference/part-*.ndjson eio-reference/dead-letter.ndjson; do
+  expect_same_file "eio/${f#eio-reference/}" "$f" "resumed after a failed fsync"
+done
+pass "an output whose fsync fails stops the run, naming it; no checkpoint counts it; resume ends it"
 
 echo "durable_outputs: ok"

@@ -2,8 +2,13 @@
 // and rename keyshard makes, one line each ("fsync PATH", "rename FROM TO"...), in the order the
 // calls return, in the file named by $SYNC_LOG, and then makes the real call. The test reads the
 // log to check what was made durable before each checkpoint.
+// It can also make fsync fail, as filesystems do: with $SYNC_FAIL_DIRECTORIES set to EINVAL or
+// EBADF, every fsync of a directory fails with that error (some FUSE and network filesystems);
+// with $SYNC_FAIL_FILE set, every fsync of a file whose path ends with it fails with EIO (a disk
+// that lost the writes). Failed calls are not recorded.
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -42,12 +47,33 @@ Function real(const char* name) {
   return reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));
 }
 
+// The error an fsync of `fd` is to fail with, or 0 to make the real call.
+int injected_failure(int fd) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return 0;
+  if (S_ISDIR(info.st_mode)) {
+    const char* error = std::getenv("SYNC_FAIL_DIRECTORIES");
+    if (error == nullptr) return 0;
+    return std::string(error) == "EBADF" ? EBADF : EINVAL;
+  }
+  const char* suffix = std::getenv("SYNC_FAIL_FILE");
+  if (suffix == nullptr || *suffix == '\0') return 0;
+  const std::string path = path_of(fd), end = suffix;
+  return path.size() >= end.size() && path.compare(path.size() - end.size(), end.size(), end) == 0
+             ? EIO
+             : 0;
+}
+
 }  // namespace
 
 extern "C" {
 
 int fsync(int fd) {
   static auto next = real<int (*)(int)>("fsync");
+  if (const int error = injected_failure(fd); error != 0) {
+    errno = error;
+    return -1;
+  }
   const int result = next(fd);
   if (result == 0) record("fsync " + path_of(fd));
   return result;
