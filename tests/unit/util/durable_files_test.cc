@@ -1,10 +1,16 @@
-// make_durable(): fsyncs the files and directories it is given, passes over what cannot be
-// synced (pipes, devices) without waiting on it, and names the first path it could not open.
+// make_durable(): fsyncs the files and directories it is given (a file it may only write too),
+// passes over what cannot be synced (pipes, devices) without waiting on it, and names the first
+// path it could not open.
 #include "util/durable_files.h"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <string>
 #include <vector>
@@ -46,6 +52,36 @@ TEST_CASE("make_durable names the first path it cannot open, from one thread or 
     CHECK(status.where() == paths[first]);
     CHECK(status.reason() == "cannot open to sync: No such file or directory");
   }
+}
+
+// In a child process, as a user other than root where the test runs as root (root reads every
+// file): 0 when `file` could not be opened for reading and make_durable() still synced it.
+int sync_unreadable_file(const std::string& dir, const std::string& file) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    constexpr uid_t kNobody = 65534;
+    if (::geteuid() == 0 &&
+        (::chown(dir.c_str(), kNobody, kNobody) != 0 ||
+         ::chown(file.c_str(), kNobody, kNobody) != 0 || ::setgroups(0, nullptr) != 0 ||
+         ::setresgid(kNobody, kNobody, kNobody) != 0 ||
+         ::setresuid(kNobody, kNobody, kNobody) != 0)) {
+      ::_exit(3);
+    }
+    const int readable = ::open(file.c_str(), O_RDONLY);
+    if (readable >= 0 || errno != EACCES) ::_exit(2);  // nothing would be tested
+    ::_exit(make_durable({file}).ok() ? 0 : 1);
+  }
+  int status = 0;
+  if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+TEST_CASE("make_durable syncs a file it may write but not read (mode 0200)") {
+  TempDir dir;
+  const std::string file = dir.write("write-only", "one\n");
+  REQUIRE(::chmod(file.c_str(), 0200) == 0);
+  // 1: make_durable failed; 2: the file was readable after all; 3: no other user to be.
+  CHECK(sync_unreadable_file(dir.path(), file) == 0);
 }
 
 }  // namespace
