@@ -67,8 +67,8 @@ test-tsan: deps
 fuzz: deps
 	@./.ci/install-packages $(FUZZ_DEPS)
 	@[ -f build-fuzz/build.ninja ] || CXX=clang++ meson setup build-fuzz -Dfuzz=true \
-	  -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized -Db_ndebug=false \
-	  -Dunity=on -Dunity_size=6 -Dcpp_args=-g1 $(MESON_FLAGS)
+	  -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=2 -Ddebug=false \
+	  -Db_ndebug=false -Dunity=on -Dunity_size=6 -Dcpp_args=-g1 $(MESON_FLAGS)
 	@ninja -C build-fuzz tests/fuzz/key_extraction_fuzz tests/fuzz/chunk_reader_fuzz \
 	  tests/fuzz/checkpoint_codec_fuzz tests/fuzz/key_path_fuzz
 	@./tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)

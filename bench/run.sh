@@ -178,7 +178,8 @@ contender() {
   fi
 
   cat "$input" > /dev/null  # warm the page cache
-  local run times=() cpu_times=() rss_max=0 time_file=$scratch_dir/time stderr_file=$scratch_dir/stderr
+  local run times=() cpu_times=() rss_max=0
+  local time_file=$scratch_dir/time stderr_file=$scratch_dir/stderr
   for ((run = 1; run <= runs; run++)); do
     if [[ $aside == aside && -d $out_dir && $(free_gib) -ge 16 ]]; then
       mkdir -p "$aside_dir"

@@ -5,7 +5,8 @@
 // It can also make fsync fail, as filesystems do: with $SYNC_FAIL_DIRECTORIES set to EINVAL or
 // EBADF, every fsync of a directory fails with that error (some FUSE and network filesystems);
 // with $SYNC_FAIL_FILE set, every fsync of a file whose path ends with it fails with EIO (a disk
-// that lost the writes). Failed calls are not recorded.
+// that lost the writes). Those are recorded as "fsync-failed PATH ERROR"; calls that fail on
+// their own are not recorded.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace {
@@ -47,18 +49,24 @@ Function real(const char* name) {
   return reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));
 }
 
-// The error an fsync of `fd` is to fail with, or 0 to make the real call.
-int injected_failure(int fd) {
+// The error an fsync of `fd` is to fail with (and its name), or 0 to make the real call. A
+// value the test did not mean stops the program, so that a typo cannot pass for a test.
+int injected_failure(int fd, const char*& name) {
   struct stat info {};
   if (::fstat(fd, &info) != 0) return 0;
   if (S_ISDIR(info.st_mode)) {
     const char* error = std::getenv("SYNC_FAIL_DIRECTORIES");
-    if (error == nullptr) return 0;
-    return std::string(error) == "EBADF" ? EBADF : EINVAL;
+    if (error == nullptr || *error == '\0') return 0;
+    name = error;
+    if (std::strcmp(error, "EINVAL") == 0) return EINVAL;
+    if (std::strcmp(error, "EBADF") == 0) return EBADF;
+    std::fprintf(stderr, "sync_recorder: SYNC_FAIL_DIRECTORIES=%s: use EINVAL or EBADF\n", error);
+    std::abort();
   }
   const char* suffix = std::getenv("SYNC_FAIL_FILE");
   if (suffix == nullptr || *suffix == '\0') return 0;
   const std::string path = path_of(fd), end = suffix;
+  name = "EIO";
   return path.size() >= end.size() && path.compare(path.size() - end.size(), end.size(), end) == 0
              ? EIO
              : 0;
@@ -70,7 +78,9 @@ extern "C" {
 
 int fsync(int fd) {
   static auto next = real<int (*)(int)>("fsync");
-  if (const int error = injected_failure(fd); error != 0) {
+  const char* name = nullptr;
+  if (const int error = injected_failure(fd, name); error != 0) {
+    record("fsync-failed " + path_of(fd) + " " + name);
     errno = error;
     return -1;
   }

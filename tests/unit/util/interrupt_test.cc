@@ -4,33 +4,15 @@
 #include "util/interrupt.h"
 
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
 
+#include "../in_child.h"
 #include "util/files.h"
 
 namespace keyshard {
-namespace {
-
-// Runs `body` in a child process and returns its exit status (or 128 + the signal that ended
-// it). The child is killed after 5 s, so a read that waits for ever fails the test.
-template <typename Body>
-int in_child(Body body) {
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::alarm(5);
-    ::_exit(body());
-  }
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-}  // namespace
 
 TEST_CASE("a signal caught before the read stops the read of a quiet pipe") {
   for (const int signal_number : {SIGINT, SIGTERM}) {
