@@ -304,12 +304,9 @@ Status PartitionOwner::apply(const Chunk& chunk) {
   return {};
 }
 
-Status PartitionOwner::sync_outputs() {
-  if (!config_.commit_sync) return {};
-  for (Output& output : outputs_) {
-    if (Status status = output.sink->sync(); !status) return status;
-  }
-  return dead_letters_.sink ? dead_letters_.sink->sync() : Status{};
+Status PartitionOwner::sync_dead_letters() {
+  if (!config_.commit_sync || !dead_letters_.sink) return {};
+  return dead_letters_.sink->sync();
 }
 
 Status PartitionOwner::checkpoint(OwnerCut& cut) {
@@ -359,9 +356,10 @@ Status PartitionOwner::finish() {
   };
   for (Output& output : outputs_) keep_first(flush(output));
   if (dead_letters_.sink) keep_first(flush(dead_letters_));
+  // With --exec the children's outputs are not keyshard's to sync, only the dead letters.
   // (Without --exec, the pipeline makes every output file durable at once when the owners are
   // done: see make_durable().)
-  if (config_.checkpoints && config_.exec() && first.ok()) keep_first(sync_outputs());
+  if (config_.checkpoints && config_.exec() && first.ok()) keep_first(sync_dead_letters());
   for (Output& output : outputs_) keep_first(output.sink->finish());
   if (dead_letters_.sink) keep_first(dead_letters_.sink->finish());
   return first;

@@ -94,7 +94,7 @@ class PartitionOwner {
   std::pmr::string new_buffer() { return std::pmr::string(arena_.get()); }
   Status handle_bad_lines(const Chunk& chunk);
   Status write_long_dead_letter(const DeadLetter& letter);  // to standard error
-  Status sync_outputs();  // --commit sync: fsync every output this owner writes
+  Status sync_dead_letters();  // --commit sync: fsync the dead-letter file (with --exec)
   Status open_partition_file(uint32_t partition, std::unique_ptr<Sink>& sink);
   bool tracks_outputs() const { return config_.checkpoints && !config_.exec(); }
   void note_if_new(const std::string& path);  // before open() creates `path`

@@ -92,9 +92,8 @@ expect_eq "$(grep -c '^syncfs ' async.log || true)" 0 "async: no syncfs"
 # and the checkpoints are as on any other.
 for error in EINVAL EBADF; do
   rm -rf "nodirsync-$error"
-  run_status env SYNC_FAIL_DIRECTORIES=$error SYNC_LOG="$WORK/nodirsync-$error.log" \
-    LD_PRELOAD="$SYNC_RECORDER" "$KEYSHARD" split -q -k user_id -n 40 -o "nodirsync-$error" \
-    --checkpoint-every 1MiB events.ndjson
+  run_status recorded "nodirsync-$error.log" env SYNC_FAIL_DIRECTORIES=$error "$KEYSHARD" \
+    split -q -k user_id -n 40 -o "nodirsync-$error" --checkpoint-every 1MiB events.ndjson
   expect_eq "$STATUS" 0 "directories that cannot be fsynced ($error): exit status ($ERR)"
   for f in out/part-*.ndjson out/dead-letter.ndjson; do
     expect_same_file "nodirsync-$error/${f#out/}" "$f" "no directory fsync ($error)"
@@ -114,9 +113,8 @@ pass "a filesystem that cannot fsync a directory: the run ends well, its outputs
 
 # A file whose fsync fails (EIO: the disk lost the writes) stops the run before the next
 # checkpoint, naming the file and the reason; that checkpoint is never written.
-run_status env SYNC_FAIL_FILE=/part-00003.ndjson SYNC_LOG="$WORK/eio.log" \
-  LD_PRELOAD="$SYNC_RECORDER" "$KEYSHARD" split -q -k user_id -n 8 -o eio \
-  --checkpoint-every 1MiB events.ndjson
+run_status recorded eio.log env SYNC_FAIL_FILE=/part-00003.ndjson "$KEYSHARD" split -q \
+  -k user_id -n 8 -o eio --checkpoint-every 1MiB events.ndjson
 expect_eq "$STATUS" 1 "an fsync that fails: exit status"
 expect_contains "$ERR" "keyshard: eio/part-00003.ndjson: fsync failed: Input/output error" \
   "the message names the file and the reason"
