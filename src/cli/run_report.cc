@@ -68,6 +68,15 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
   // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.
   auto with_hint = [&config, &result, &stdin_again](Status failure) {
     if (failure.exit_code() != kExitFailure || !config.checkpoints) return failure;
+    if (result.fresh && result.wrote_checkpoint && result.stats.stage_times.chunks == 0 &&
+        result.interrupted == 0 && remove_checkpoint(config.output_dir)) {
+      // Stopped before it read a line (a mistyped input name, say): its checkpoint records only
+      // the empty start, from which a resume would do what a new run does. So the checkpoint
+      // goes, with the files the run created, and the retry needs no --force.
+      for (const std::string& path : result.created_files) (void)::unlink(path.c_str());
+      return std::move(failure).also("nothing was read, so no checkpoint is kept; once that is "
+                                     "fixed, run it again");
+    }
     Checkpoint last;
     if (load_checkpoint(config.output_dir, last)) {
       if (failure.cause() == Cause::kOutputChanged) {

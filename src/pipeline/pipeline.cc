@@ -242,6 +242,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     result.created_files.insert(result.created_files.end(), created.begin(), created.end());
   }
   result.wrote_checkpoint = checkpointer && checkpointer->written() > 0;
+  result.fresh = start != nullptr && resume == nullptr && !config.incremental;
   if (checkpointer && result.status.ok()) {
     result.status = make_durable(sync_paths);  // (--commit sync) before the last checkpoint
   }

@@ -23,6 +23,8 @@ struct RunResult {
   // The files this run created in DIR (not those it found and truncated or appended to).
   std::vector<std::string> created_files;
   bool wrote_checkpoint = false;  // at least one, before the end
+  // A fresh run (not a resume, not --incremental): its first checkpoint records the empty start.
+  bool fresh = false;
 };
 
 /// Where a checkpointed run starts: each input's position, and the checkpoint it continues.

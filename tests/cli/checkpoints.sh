@@ -123,6 +123,30 @@ expect_eq "$(cd reports && ls | tr '\n' ' ')" \
   "keyshard-summary.json part-00000.ndjson part-00001.ndjson " "--on-bad skip keeps no dead letters"
 pass "--force removes the earlier run's summary and dead letters"
 
+# A run that stops before it reads a line (a mistyped input name) keeps no checkpoint: resuming
+# it would do what a new run does, and the retry, with the name put right, needs no --force.
+: > empty.ndjson
+for inputs in "few-evnets.ndjson" "empty.ndjson few-evnets.ndjson"; do
+  # shellcheck disable=SC2086 # (two names in one case)
+  run_status ks split -k user_id -n 4 -q -o typo-dir $inputs
+  expect_eq "$STATUS" 1 "a missing first input ($inputs)"
+  expect_contains "$ERR" "few-evnets.ndjson: cannot open: No such file or directory" \
+    "the message names the input ($inputs)"
+  expect_contains "$ERR" "nothing was read, so no checkpoint is kept; once that is fixed, run" \
+    "the message says what was kept ($inputs)"
+  [ ! -e typo-dir ] || fail "nothing left behind ($inputs): $(find typo-dir)"
+done
+mkdir typo-kept && touch typo-kept/notes.txt
+run_status ks split -k user_id -n 4 -q -o typo-kept --force few-evnets.ndjson
+expect_eq "$STATUS" 1 "a missing input, over --force"
+expect_eq "$(find typo-kept | sort | tr '\n' ' ')" "typo-kept typo-kept/notes.txt " \
+  "a failed run over --force leaves nothing of its own"
+ks split -k user_id -n 4 -q -o typo-dir few-events.ndjson
+expect_eq "$(cat typo-dir/part-*.ndjson | wc -l)" "$(wc -l < few-events.ndjson)" \
+  "the retry, without --force, writes every event"
+rm -rf typo-dir typo-kept
+pass "a run that reads nothing keeps no checkpoint, and its retry needs no --force"
+
 # A symbolic link at the name of a file the run writes is replaced, never written through.
 ks split -k user_id -n 2 -q -o linked events.ndjson
 cp -r linked linked-reference
