@@ -113,6 +113,14 @@ Status run_resume(const ResumeOptions& o) {
     return status;
   }
   if (Status status = check_inputs_are_not_outputs(config); !status) return status;
+  for (size_t i = checkpoint.current; i < checkpoint.inputs.size(); ++i) {
+    if (checkpoint.inputs[i].path == "-" && standard_stream_was_closed(STDIN_FILENO)) {
+      // As for split: refused before anything is written.
+      return Status::error("standard input is closed; the run reads its stream again from "
+                           "its start: give it on standard input",
+                           {}, kExitUsage);
+    }
+  }
 
   if (config.incremental) {
     // A log rotated since the interruption: reading the file now at its name from the start

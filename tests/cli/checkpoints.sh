@@ -386,6 +386,14 @@ for attempt in range(5):
         sys.exit(0)
 sys.exit(1)
 PY
+# Standard input closed, where the run has it still to read: refused before anything changes.
+cp stdin-file/.keyshard/checkpoint.json stdin-checkpoint.before
+run_status timeout 60 "$KEYSHARD" resume -q stdin-file <&-
+expect_eq "$STATUS" 2 "resume with standard input closed, of a run still reading it"
+expect_contains "$ERR" "keyshard: standard input is closed; the run reads its stream again" \
+  "the message says why"
+expect_same_file stdin-file/.keyshard/checkpoint.json stdin-checkpoint.before \
+  "the refused resume leaves the checkpoint as it was"
 run_status bash -c 'cat events.ndjson | "$KEYSHARD" resume -q stdin-file'
 expect_eq "$STATUS" 0 "resume from a pipe of a run that read a file on stdin: $ERR"
 for f in reference/part-*.ndjson; do
