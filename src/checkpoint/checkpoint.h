@@ -42,8 +42,8 @@ struct Checkpoint {
   bool complete = false;   // the run reached the end of its inputs
   bool incremental = false;
   bool exec = false;       // outputs are --exec children's: no sizes, at-least-once on resume
-  bool exec_settled = false;  // --exec: written with no child mid-stream (the run's start or
-                              // end), so each child's output ends where the child ended it
+  bool exec_settled = false;  // --exec: written at the run's orderly end (no child is fed
+                              // after it), so each child's output ends where the child ended it
   std::string working_directory;  // where the run started: its relative paths are from there
   int64_t inputs_seen_ns = 0;     // when the run looked at its inputs (file-time clock, ns since
                                   // the epoch); 0 in checkpoints that do not record it

@@ -155,7 +155,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
         reader_cut(), std::move(cuts),
         sequencer ? std::optional<SaltState>(sequencer->snapshot()) : std::nullopt,
         settle(UINT32_MAX));
-    whole.exec_settled = config.exec();  // no child is fed at the start, all ended at the end
+    whole.exec_settled = config.exec();  // at the end: every child ended its output itself
     return whole;
   };
   if (checkpointer && (!resume || resume->complete)) {
@@ -163,7 +163,18 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     // an --incremental run that goes on from a finished one, before it writes a byte: the
     // checkpoint then no longer says finished, and bytes after its recorded sizes are this
     // run's (cut on resume), whereas after a finished run they would be someone else's.
-    result.status = checkpointer->write(whole_cut());
+    Checkpoint empty_start = whole_cut();
+    // No child has been fed yet, but this checkpoint stays the last one until the next is
+    // written: a crash before that may cut a child's input mid-line, as after any other.
+    empty_start.exec_settled = false;
+    result.status = checkpointer->write(empty_start);
+    if (!result.status) scheduler.abort(result.status);
+  } else if (checkpointer && resume->exec_settled) {
+    // A resume from an orderly stop (^C) of an --exec run: the children are fed again from
+    // here, so the checkpoint no longer says that none is mid-stream.
+    Checkpoint unsettled = *resume;
+    unsettled.exec_settled = false;
+    result.status = checkpointer->write(unsettled);
     if (!result.status) scheduler.abort(result.status);
   }
   if (checkpointer) checkpointer->start();

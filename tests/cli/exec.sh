@@ -227,13 +227,16 @@ kill_after_first_checkpoint exec-crash -k user_id -n 4 -q --exec cat --chunk-siz
 cut_file=exec-crash/part-00000.ndjson
 [ -n "$(tail -c 1 "$cut_file")" ] || head -c 20 exec-ref/part-00000.ndjson >> "$cut_file"
 ks resume -q exec-crash
-for f in exec-ref/part-*.ndjson; do
-  got="exec-crash/$(basename "$f")"
-  # Every event reached its child. A SIGKILL while keyshard was writing to a child may have
-  # left that child one line cut short (its event comes after the checkpoint and is sent again
-  # in full); resume ends that line, so the resumed child's first line is a line of its own.
-  # Nothing else may be there that is not an event.
-  python3 - "$f" "$got" <<'PY' || fail "--exec resume: the events of $(basename "$f")"
+# expect_at_least_once DIR WHAT: DIR's outputs hold every event of exec-ref's, in lines of their
+# own. A SIGKILL while keyshard was writing to a child may have left that child one line cut
+# short (its event comes after the checkpoint and is sent again in full); resume ends that line,
+# so the resumed child's first line is a line of its own. Nothing else may be there that is not
+# an event.
+expect_at_least_once() {
+  local f got
+  for f in exec-ref/part-*.ndjson; do
+    got="$1/$(basename "$f")"
+    python3 - "$f" "$got" <<'PY' || fail "$2: the events of $(basename "$f")"
 import sys
 want = set(open(sys.argv[1], "rb").read().splitlines())
 got = open(sys.argv[2], "rb").read().splitlines()
@@ -251,7 +254,59 @@ for problem in problems:
     print(problem, file=sys.stderr)
 sys.exit(1 if problems else 0)
 PY
-done
+  done
+}
+expect_at_least_once exec-crash "--exec resume"
+
+# Killed before any checkpoint but the one at the start (here, the only one until the end), or
+# after a resume from an orderly stop before the resumed run wrote one: the checkpoint then on
+# disk was written when no child was fed, yet children were fed after it, and resume ends a cut
+# line all the same.
+# wait_for_children DIR: until no process has DIR's outputs open (the children of a killed run
+# end once their input is closed).
+wait_for_children() {
+  for _ in $(seq 1 400); do
+    # shellcheck disable=SC2010 # (the links' targets are what is looked for)
+    ls -l /proc/[0-9]*/fd 2>/dev/null | grep -q "$(pwd -P)/$1/part-" || return 0
+    sleep 0.01
+  done
+  fail "the children of the killed run in $1 did not end"
+}
+# kill_when_fed SIGNAL DIR COMMAND...: runs COMMAND in the background and sends it SIGNAL once
+# DIR/part-00000.ndjson has grown past its size now.
+kill_when_fed() {
+  local signal=$1 dir=$2 before
+  shift 2
+  before=$(stat -c %s "$dir/part-00000.ndjson" 2>/dev/null || echo 0)
+  "$@" &
+  local pid=$!
+  for _ in $(seq 1 1000); do
+    [ "$(stat -c %s "$dir/part-00000.ndjson" 2>/dev/null || echo 0)" -gt "$before" ] && break
+    sleep 0.005
+  done
+  kill "-$signal" "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+end_cut_short() {  # DIR: its part-00000 ends within a line (unless the kill did that already)
+  wait_for_children "$1"
+  grep -q '"complete": false' "$1/.keyshard/checkpoint.json" ||
+    fail "$1: the run ended before it was killed; nothing was tested"
+  [ -n "$(tail -c 1 "$1/part-00000.ndjson")" ] ||
+    head -c 20 exec-ref/part-00000.ndjson >> "$1/part-00000.ndjson"
+}
+kill_when_fed KILL exec-early "$KEYSHARD" split -k user_id -n 4 -q --exec cat \
+  --checkpoint-every off -o exec-early more.ndjson
+end_cut_short exec-early
+ks resume -q exec-early
+expect_at_least_once exec-early "--exec killed before its first checkpoint, resumed"
+kill_when_fed TERM exec-stop "$KEYSHARD" split -k user_id -n 4 -q --exec cat \
+  --checkpoint-every off -o exec-stop more.ndjson
+grep -q '"exec_settled": true' exec-stop/.keyshard/checkpoint.json ||
+  fail "--exec stopped by SIGTERM: the checkpoint says every child ended its output"
+kill_when_fed KILL exec-stop "$KEYSHARD" resume -q exec-stop
+end_cut_short exec-stop
+ks resume -q exec-stop
+expect_at_least_once exec-stop "--exec stopped, resumed, killed before a checkpoint, resumed"
 pass "--exec with resume: at-least-once"
 
 # A child whose output is not text (gzip) ends it whole when keyshard is killed; resume leaves
