@@ -70,12 +70,12 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     if (failure.exit_code() != kExitFailure || !config.checkpoints) return failure;
     if (result.fresh && result.wrote_checkpoint && result.stats.stage_times.chunks == 0 &&
         result.interrupted == 0 && remove_checkpoint(config.output_dir)) {
-      // Stopped before it read a line (a mistyped input name, say): its checkpoint records only
+      // Stopped before it took in a line (a mistyped input name, say): its checkpoint records only
       // the empty start, from which a resume would do what a new run does. So the checkpoint
       // goes, with the files the run created, and the retry needs no --force.
       for (const std::string& path : result.created_files) (void)::unlink(path.c_str());
-      return std::move(failure).also("nothing was read, so no checkpoint is kept; once that is "
-                                     "fixed, run it again");
+      return std::move(failure).also("no line was processed, so no checkpoint is kept; once "
+                                     "that is fixed, run it again");
     }
     Checkpoint last;
     if (load_checkpoint(config.output_dir, last)) {

@@ -132,7 +132,7 @@ for inputs in "few-evnets.ndjson" "empty.ndjson few-evnets.ndjson"; do
   expect_eq "$STATUS" 1 "a missing first input ($inputs)"
   expect_contains "$ERR" "few-evnets.ndjson: cannot open: No such file or directory" \
     "the message names the input ($inputs)"
-  expect_contains "$ERR" "nothing was read, so no checkpoint is kept; once that is fixed, run" \
+  expect_contains "$ERR" "no line was processed, so no checkpoint is kept; once that is fixed" \
     "the message says what was kept ($inputs)"
   [ ! -e typo-dir ] || fail "nothing left behind ($inputs): $(find typo-dir)"
 done
