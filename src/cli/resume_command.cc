@@ -113,6 +113,7 @@ Status run_resume(const ResumeOptions& o) {
     return status;
   }
   if (Status status = check_inputs_are_not_outputs(config); !status) return status;
+  if (Status status = check_open_file_limit(config); !status) return status;  // (as split does)
   for (size_t i = checkpoint.current; i < checkpoint.inputs.size(); ++i) {
     if (checkpoint.inputs[i].path == "-" && standard_stream_was_closed(STDIN_FILENO)) {
       // As for split: refused before anything is written.

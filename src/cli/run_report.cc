@@ -36,7 +36,10 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
   if (config.max_bad_lines && bad > *config.max_bad_lines) {
     too_bad = fmt::format("{} bad line{}, more than --max-bad {}", bad, bad == 1 ? "" : "s",
                           *config.max_bad_lines);
-  } else if (config.max_bad_share && share_of(bad, stats.lines_read) > *config.max_bad_share) {
+  } else if (config.max_bad_share &&
+             // Above the limit by more than the rounding of the two to doubles: 7 of 1,000
+             // lines are not more than 0.7%, though 7/1000 and 0.7/100 differ in the last bit.
+             share_of(bad, stats.lines_read) > *config.max_bad_share * (1 + 1e-12)) {
     const auto [share, limit] =
         figures_apart(100 * share_of(bad, stats.lines_read), 100 * *config.max_bad_share);
     too_bad = fmt::format("{} bad line{} of {} ({}%), more than --max-bad {}%", bad,

@@ -27,6 +27,8 @@ namespace {
 
 constexpr uint64_t kSpareFiles = 32;  // inputs, dead letters, the summary, libraries
 
+}  // namespace
+
 Status check_open_file_limit(const RunConfig& config) {
   // With --exec, keyshard holds up to three pipes per child (its stdin, stdout and stderr).
   const uint64_t children =
@@ -58,8 +60,6 @@ Status check_open_file_limit(const RunConfig& config) {
   }
   return {};
 }
-
-}  // namespace
 
 std::string without_trailing_slashes(std::string dir) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();

@@ -16,6 +16,10 @@ namespace keyshard {
 /// partition (raising the soft limit if it must).
 Status prepare_outputs(const RunConfig& config, bool continuing = false);
 
+/// That the run can hold its outputs (or --exec children's pipes) open, raising the soft limit
+/// on open files to the hard limit if it must; a usage error (status 2) when even that is short.
+Status check_open_file_limit(const RunConfig& config);
+
 /// DIR as the user gave it, without trailing slashes ("out/" and "out" name one directory in
 /// messages, checkpoints and paths built from it; "/" stays).
 std::string without_trailing_slashes(std::string dir);

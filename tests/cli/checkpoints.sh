@@ -560,6 +560,14 @@ run_status ks split -k user_id -n 8 -q --max-bad 5% -o guard-share events.ndjson
 expect_eq "$STATUS" 0 "--max-bad 5% with 0.1% bad lines"
 run_status ks split -k user_id -n 8 -q --max-bad 0.05% -o guard-share2 events.ndjson
 expect_eq "$STATUS" 3 "--max-bad 0.05% with 0.1% bad lines"
+# A share exactly at the limit is not more than it (7/1000 and 0.7/100 differ as doubles).
+for case in "7 1000 0.7% 0" "7 1000 0.69% 3" "57 10000 0.57% 0" "57 10000 0.56% 3"; do
+  read -r bad lines limit want <<< "$case"
+  python3 -c "import sys; sys.stdout.write('x\n' * $bad + '{\"user_id\":\"a\"}\n' * ($lines - $bad))" \
+    > at-limit.ndjson
+  run_status ks split -k user_id -n 2 -q --on-bad skip --max-bad "$limit" -o - at-limit.ndjson
+  expect_eq "$STATUS" "$want" "--max-bad $limit with $bad bad lines of $lines"
+done
 run_status ks split -k user_id -n 8 -q --max-skew 1.01 -o guard-skew events.ndjson
 expect_eq "$STATUS" 4 "--max-skew 1.01 on Zipf keys"
 expect_contains "$ERR" "above --max-skew 1.01" "the --max-skew message"

@@ -135,6 +135,16 @@ python3 -c 'import sys; [print("{\"id\":\"k%d\"}" % i) for i in range(20000)]' >
 ( ulimit -S -n 1024 2>/dev/null || true; ks split -k id -n 4096 -o wide -q many.ndjson )
 expect_eq "$(ls wide | grep -c '^part-')" 4096 "4096 partition files"
 expect_eq "$(cat wide/part-*.ndjson | wc -l)" 20000 "all events in 4096 partitions"
+# resume raises it too: a run stopped by a missing second input, resumed once it is there.
+( ulimit -S -n 1024 2>/dev/null || true
+  run_status ks split -k id -n 4096 -o wide-resumed -q many.ndjson later.ndjson
+  expect_eq "$STATUS" 1 "-n 4096 stopped by a missing input" )
+printf '{"id":"last"}\n' > later.ndjson
+run_status bash -c 'ulimit -n 256 && "$0" resume -q wide-resumed' "$KEYSHARD"
+expect_eq "$STATUS" 2 "resume of -n 4096 with too few open files"
+expect_contains "$ERR" "-n 4096 needs about" "resume names the limit before it starts"
+( ulimit -S -n 1024 2>/dev/null || true; ks resume -q wide-resumed )
+expect_eq "$(cat wide-resumed/part-*.ndjson | wc -l)" 20001 "all events after resume, -n 4096"
 pass "-n 4096"
 
 # When the hard limit is too low, fail early and say what to do.
