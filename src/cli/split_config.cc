@@ -198,9 +198,12 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
   if (!config.exec() && (config.exec_per_worker || config.allow_early_exit)) {
     return usage("--exec-per and --allow-early-exit go with --exec CMD");
   }
-  if (config.exec() && config.to_stdout && config.zstd_level) {
-    return usage("--compress with --exec compresses the children's output files in DIR; with "
-                 "-o - their lines go to standard output as they are (pipe it through zstd)");
+  if (config.exec() && config.zstd_level) {
+    // Compressed by keyshard, the children's output would pass through it, and a crash of
+    // keyshard would lose what it held, which resume does not send again.
+    return usage("--compress does not go with --exec: compress in the command instead, e.g. "
+                 "--exec 'CMD | zstd -q' --name 'part-{partition:05}.ndjson.zst' (its output "
+                 "goes to the file as it is, and survives a crash of keyshard)");
   }
 
   config.checkpoints = !config.to_stdout;

@@ -8,10 +8,12 @@ source "$(dirname "$0")/lib.sh"
 ks split -k user_id -n 8 -o plain -q events.ndjson
 ks split -k user_id -n 8 -o viacat -q --exec cat events.ndjson
 for f in plain/part-*.ndjson; do expect_same_file "viacat/$(basename "$f")" "$f" "--exec cat"; done
-ks split -k user_id -n 8 -o packed -q --compress zstd:1 --exec cat events.ndjson
+# Compressed in the command: the child writes the file (what --compress is refused for, below).
+ks split -k user_id -n 8 -o packed -q --exec 'cat | zstd -q -1' \
+  --name 'part-{partition:05}.ndjson.zst' events.ndjson
 for f in plain/part-*.ndjson; do
   zstd -q -dc "packed/$(basename "$f").zst" > unpacked.ndjson
-  expect_same_file unpacked.ndjson "$f" "--exec cat --compress zstd"
+  expect_same_file unpacked.ndjson "$f" "--exec 'cat | zstd'"
 done
 pass "--exec cat equals split"
 
@@ -115,12 +117,17 @@ expect_eq "$STATUS" 0 "a child that leaves a reader behind"
 expect_eq "$(cat grandchild/part-*.ndjson | wc -l)" 150 "every event, read by the grandchild"
 pass "failures"
 
-# --compress cannot apply to the children's lines on standard output: refused, not ignored.
+# --compress with --exec is refused, not ignored: compressed by keyshard, the children's output
+# would pass through it and a SIGKILL of keyshard would lose what it held.
 run_status ks split -k user_id -n 2 -q --exec cat --compress zstd -o - small.ndjson
 expect_eq "$STATUS" 2 "--exec --compress -o -"
-expect_contains "$ERR" "pipe it through zstd" "what to do instead"
+expect_contains "$ERR" "compress in the command instead, e.g. --exec 'CMD | zstd -q'" \
+  "what to do instead"
 expect_eq "$OUT" "" "nothing written"
-pass "--exec --compress -o - is refused"
+run_status ks split -k user_id -n 2 -q --exec cat --compress zstd:1 -o exec-packed small.ndjson
+expect_eq "$STATUS" 2 "--exec --compress -o DIR"
+[ ! -e exec-packed ] || fail "nothing created for a refused --exec --compress"
+pass "--exec --compress is refused"
 
 # keyshard's own stdout closing early ends the run quietly with status 0.
 set +e
