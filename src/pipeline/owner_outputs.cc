@@ -81,21 +81,21 @@ std::string partition_file_name(const RunConfig& config, uint32_t partition) {
   return name;
 }
 
-std::string worker_file_name(const RunConfig& config, unsigned worker) {
-  return fmt::format("worker-{:05}.ndjson{}", worker, config.zstd_level ? ".zst" : "");
+std::string worker_file_name(unsigned worker) {
+  return fmt::format("worker-{:05}.ndjson", worker);
 }
 Status PartitionOwner::open_exec_output(const std::string& label, const std::string& file_name,
                                         std::vector<std::pair<std::string, std::string>> env,
                                         ExecCollector& collector) {
-  // The child's stdout: straight into its output file when nothing needs to pass through
-  // keyshard; else a pipe that the collector copies to stdout or compresses into the file.
+  // The child's stdout: straight into its output file, which the child writes itself (what it
+  // wrote survives a crash of keyshard); with -o -, a pipe the collector copies to stdout.
+  // (--compress does not go with --exec: split_config.cc.)
   FileDescriptor file;
-  std::unique_ptr<Sink> compressed;
   const std::string path = config_.output_dir + "/" + file_name;
   // A resumed run appends to what the children wrote before (at-least-once, see the man page).
   const int mode = resume_ ? O_APPEND : O_TRUNC;
   if (!config_.to_stdout) note_if_new(path);
-  if (!config_.to_stdout && !config_.zstd_level) {
+  if (!config_.to_stdout) {
     file = FileDescriptor(::open(path.c_str(), O_RDWR | O_CREAT | mode | O_CLOEXEC, 0666));
     if (!file.valid()) return Status::error("cannot create: " + errno_text(errno), path);
     if (resume_ && !resume_->exec_settled) {
@@ -114,15 +114,6 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
         if (Status status = write_all(file.get(), "\n", path); !status) return status;
       }
     }
-  } else if (!config_.to_stdout) {
-    std::unique_ptr<Sink> sink;
-    const Status status = resume_ ? open_append_sink(path, sink) : open_file_sink(path, sink);
-    if (!status) return status;
-    ZstdContext* context = collector.zstd_context(*config_.zstd_level);
-    if (resume_ == nullptr) {
-      if (Status status = start_zstd_stream(*sink, *context); !status) return status;
-    }
-    compressed = make_zstd_sink(std::move(sink), context);
   }
   env.emplace_back("KEYSHARD_PARTITIONS", std::to_string(config_.partitions));
   env.emplace_back("KEYSHARD_HASH", std::string(hash_name(config_.hash)));
@@ -133,11 +124,7 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
       !status) {
     return Status::error(status.reason(), label);
   }
-  if (config_.to_stdout) {
-    collector.add_stdout_to_stdout(std::move(streams.stdout_reader), label);
-  } else if (compressed) {
-    collector.add_stdout_to_sink(std::move(streams.stdout_reader), label, std::move(compressed));
-  }
+  if (config_.to_stdout) collector.add_stdout_to_stdout(std::move(streams.stdout_reader), label);
   collector.add_stderr(std::move(streams.stderr_reader), label);
   outputs_.push_back(Output{std::make_unique<ExecSink>(label, config_.exec_command, pid,
                                                        std::move(streams.stdin_writer),
@@ -164,7 +151,7 @@ Status PartitionOwner::open(ExecCollector* collector) {
   if (config_.exec() && config_.exec_per_worker) {
     const std::string label = "worker " + std::to_string(index_);
     if (Status status = open_exec_output(
-            label, worker_file_name(config_, index_),
+            label, worker_file_name(index_),
             {{"KEYSHARD_WORKER", std::to_string(index_)},
              {"KEYSHARD_WORKERS", std::to_string(count_)}},
             *collector);

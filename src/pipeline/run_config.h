@@ -122,6 +122,6 @@ inline constexpr size_t kMaxFileNameBytes = 255;
 /// a little past that length (a template's width of a billion would take a gigabyte).
 std::string partition_file_name(const RunConfig& config, uint32_t partition);
 /// The file name of worker `worker`'s child output with --exec-per worker.
-std::string worker_file_name(const RunConfig& config, unsigned worker);
+std::string worker_file_name(unsigned worker);
 
 }  // namespace keyshard

@@ -17,21 +17,11 @@ ExecCollector::~ExecCollector() {
 }
 
 void ExecCollector::add_stdout_to_stdout(FileDescriptor reader, std::string label) {
-  streams_.push_back(Stream{std::move(reader), std::move(label), Target::kStdout, nullptr, {}});
-}
-
-void ExecCollector::add_stdout_to_sink(FileDescriptor reader, std::string label,
-                                       std::unique_ptr<Sink> sink) {
-  streams_.push_back(Stream{std::move(reader), std::move(label), Target::kSink, std::move(sink), {}});
+  streams_.push_back(Stream{std::move(reader), std::move(label), Target::kStdout, {}});
 }
 
 void ExecCollector::add_stderr(FileDescriptor reader, std::string label) {
-  streams_.push_back(Stream{std::move(reader), std::move(label), Target::kStderr, nullptr, {}});
-}
-
-ZstdContext* ExecCollector::zstd_context(int level) {
-  if (!zstd_) zstd_ = std::make_unique<ZstdContext>(level);
-  return zstd_.get();
+  streams_.push_back(Stream{std::move(reader), std::move(label), Target::kStderr, {}});
 }
 
 void ExecCollector::start() { thread_ = std::thread([this] { run(); }); }
@@ -56,15 +46,6 @@ void ExecCollector::write_stdout(std::string_view text) {
 }
 
 void ExecCollector::deliver(Stream& stream, const char* data, size_t size, bool at_end) {
-  if (stream.target == Target::kSink) {
-    if (size > 0 && stream.sink) {
-      if (Status status = stream.sink->write(std::string_view(data, size)); !status) {
-        stream.sink.reset();
-        report(status);
-      }
-    }
-    return;
-  }
   if (stream.target == Target::kStderr) {
     deliver_stderr(stream, std::string_view(data, size), at_end);
     return;
@@ -159,11 +140,6 @@ void ExecCollector::run() {
       for (Stream& stream : streams_) {
         if (stream.target == Target::kStdout) stream.reader = FileDescriptor();
       }
-    }
-  }
-  for (Stream& stream : streams_) {
-    if (stream.sink) {
-      if (Status status = stream.sink->finish(); !status) report(status);
     }
   }
 }

@@ -1,7 +1,6 @@
 // The collector thread of --exec: it reads every child's stderr (passed on with each line
-// prefixed by the child's partition) and, when a child's stdout is a pipe rather than a file,
-// its stdout: whole lines to keyshard's stdout (-o -), never torn or interleaved, or blocks to
-// a compressed partition file. One thread and poll() serve all children.
+// prefixed by the child's partition) and, with -o -, its stdout: whole lines to keyshard's
+// stdout, never torn or interleaved. One thread and poll() serve all children.
 #pragma once
 
 #include <functional>
@@ -10,8 +9,6 @@
 #include <thread>
 #include <vector>
 
-#include "sinks/sink.h"
-#include "sinks/zstd_sink.h"
 #include "util/files.h"
 #include "util/status.h"
 
@@ -26,13 +23,8 @@ class ExecCollector {
 
   /// Before start(): a child's stdout pipe, copied as whole lines to keyshard's stdout.
   void add_stdout_to_stdout(FileDescriptor reader, std::string label);
-  /// Before start(): a child's stdout pipe, copied to `sink` (which the collector finishes).
-  void add_stdout_to_sink(FileDescriptor reader, std::string label, std::unique_ptr<Sink> sink);
   /// Before start(): a child's stderr pipe, passed on line by line as "[label] line".
   void add_stderr(FileDescriptor reader, std::string label);
-
-  /// Before start(): the compression context the collector's zstd sinks share.
-  ZstdContext* zstd_context(int level);
 
   void start();
   /// Waits until every pipe has reached its end (every child has exited or closed them).
@@ -41,12 +33,11 @@ class ExecCollector {
  private:
   static constexpr size_t kStderrPiece = 64 * 1024;  // a longer stderr line goes on in pieces
 
-  enum class Target { kStdout, kSink, kStderr };
+  enum class Target { kStdout, kStderr };
   struct Stream {
     FileDescriptor reader;
     std::string label;
     Target target;
-    std::unique_ptr<Sink> sink;
     std::string pending;  // an unfinished line (kStdout, kStderr)
     bool cut = false;     // kStderr: `pending` continues a line already sent in pieces
   };
@@ -60,7 +51,6 @@ class ExecCollector {
   size_t max_line_size_;
   std::function<void(Status)> on_failure_;
   std::vector<Stream> streams_;
-  std::unique_ptr<ZstdContext> zstd_;
   std::thread thread_;
   Status status_;            // written by the collector thread; read after join()
   bool stdout_gone_ = false;  // collector thread only

@@ -137,7 +137,7 @@ std::vector<std::string> output_file_names(const RunConfig& config) {
   std::vector<std::string> names;
   if (config.to_stdout) return names;
   if (config.exec() && config.exec_per_worker) {
-    for (unsigned w = 0; w < config.threads; ++w) names.push_back(worker_file_name(config, w));
+    for (unsigned w = 0; w < config.threads; ++w) names.push_back(worker_file_name(w));
   } else {
     for (uint32_t p = 0; p < config.partitions; ++p) {
       names.push_back(partition_file_name(config, p));
