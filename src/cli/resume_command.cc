@@ -107,13 +107,14 @@ Status run_resume(const ResumeOptions& o) {
   RunConfig config;
   if (Status status = make_run_config(options, config); !status) {
     return Status::error("the recorded options are refused: " + status.reason(),
-                         checkpoint_path(dir));
+                         checkpoint_path(dir))
+        .also("this keyshard cannot continue that run: start it over with --force");
   }
   if (Status status = check_checkpoint_fits(checkpoint, config, checkpoint_path(dir)); !status) {
     return status;
   }
   if (Status status = check_inputs_are_not_outputs(config); !status) return status;
-  if (Status status = check_open_file_limit(config); !status) return status;  // (as split does)
+  if (Status status = check_open_file_limit(config, true); !status) return status;
   for (size_t i = checkpoint.current; i < checkpoint.inputs.size(); ++i) {
     if (checkpoint.inputs[i].path == "-" && standard_stream_was_closed(STDIN_FILENO)) {
       // As for split: refused before anything is written.

@@ -71,8 +71,10 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
   // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.
   auto with_hint = [&config, &result, &stdin_again](Status failure) {
     if (failure.exit_code() != kExitFailure || !config.checkpoints) return failure;
+    // (has_checkpoint: DIR is still the run's, not removed or replaced meanwhile.)
     if (result.fresh && result.wrote_checkpoint && result.stats.stage_times.chunks == 0 &&
-        result.interrupted == 0 && remove_checkpoint(config.output_dir)) {
+        result.interrupted == 0 && has_checkpoint(config.output_dir) &&
+        remove_checkpoint(config.output_dir)) {
       // Stopped before it took in a line (a mistyped input name, say): its checkpoint records only
       // the empty start, from which a resume would do what a new run does. So the checkpoint
       // goes, with the files the run created, and the retry needs no --force.

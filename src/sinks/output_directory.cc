@@ -29,14 +29,15 @@ constexpr uint64_t kSpareFiles = 32;  // inputs, dead letters, the summary, libr
 
 }  // namespace
 
-Status check_open_file_limit(const RunConfig& config) {
+Status check_open_file_limit(const RunConfig& config, bool resuming) {
   // With --exec, keyshard holds up to three pipes per child (its stdin, stdout and stderr).
   const uint64_t children =
       !config.exec() ? 0 : config.exec_per_worker ? config.threads : config.partitions;
   const uint64_t files = config.to_stdout || config.exec() ? 0 : config.partitions;
   const uint64_t needed = files + 3 * children + kSpareFiles;
   const uint64_t limit = raise_open_file_limit();
-  const std::string hint = config.exec() && !config.exec_per_worker
+  const std::string hint = resuming ? "; resume keeps the run's -n and --exec-per"
+                           : config.exec() && !config.exec_per_worker
                                ? " or use --exec-per worker (one child per worker thread)"
                                : " or use fewer partitions";
   if (needed > limit) {

@@ -18,7 +18,8 @@ Status prepare_outputs(const RunConfig& config, bool continuing = false);
 
 /// That the run can hold its outputs (or --exec children's pipes) open, raising the soft limit
 /// on open files to the hard limit if it must; a usage error (status 2) when even that is short.
-Status check_open_file_limit(const RunConfig& config);
+/// `resuming`: the message does not suggest options that resume keeps from the run.
+Status check_open_file_limit(const RunConfig& config, bool resuming = false);
 
 /// DIR as the user gave it, without trailing slashes ("out/" and "out" name one directory in
 /// messages, checkpoints and paths built from it; "/" stays).

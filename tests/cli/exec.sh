@@ -273,8 +273,9 @@ expect_at_least_once exec-crash "--exec resume"
 # end once their input is closed).
 wait_for_children() {
   for _ in $(seq 1 400); do
+    # (Not a pipe: under pipefail, ls cut short by grep -q would make a match look like none.)
     # shellcheck disable=SC2010 # (the links' targets are what is looked for)
-    ls -l /proc/[0-9]*/fd 2>/dev/null | grep -q "$(pwd -P)/$1/part-" || return 0
+    grep -q "$(pwd -P)/$1/part-" < <(ls -l /proc/[0-9]*/fd 2>/dev/null) || return 0
     sleep 0.01
   done
   fail "the children of the killed run in $1 did not end"
@@ -308,6 +309,8 @@ ks resume -q exec-early
 expect_at_least_once exec-early "--exec killed before its first checkpoint, resumed"
 kill_when_fed TERM exec-stop "$KEYSHARD" split -k user_id -n 4 -q --exec cat \
   --checkpoint-every off -o exec-stop more.ndjson
+grep -q '"complete": false' exec-stop/.keyshard/checkpoint.json ||
+  fail "exec-stop: the run ended before SIGTERM; nothing was tested"
 grep -q '"exec_settled": true' exec-stop/.keyshard/checkpoint.json ||
   fail "--exec stopped by SIGTERM: the checkpoint says every child ended its output"
 kill_when_fed KILL exec-stop "$KEYSHARD" resume -q exec-stop
