@@ -151,23 +151,19 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   auto whole_cut = [&] {
     std::vector<OwnerCut> cuts;
     for (const auto& owner : owners) cuts.push_back(owner->final_cut());
-    Checkpoint whole = checkpointer->assemble(
+    return checkpointer->assemble(
         reader_cut(), std::move(cuts),
         sequencer ? std::optional<SaltState>(sequencer->snapshot()) : std::nullopt,
         settle(UINT32_MAX));
-    whole.exec_settled = config.exec();  // at the end: every child ended its output itself
-    return whole;
   };
   if (checkpointer && (!resume || resume->complete)) {
     // A fresh run records its empty start, so that `resume` works from its first byte. So does
     // an --incremental run that goes on from a finished one, before it writes a byte: the
     // checkpoint then no longer says finished, and bytes after its recorded sizes are this
     // run's (cut on resume), whereas after a finished run they would be someone else's.
-    Checkpoint empty_start = whole_cut();
-    // No child has been fed yet, but this checkpoint stays the last one until the next is
-    // written: a crash before that may cut a child's input mid-line, as after any other.
-    empty_start.exec_settled = false;
-    result.status = checkpointer->write(empty_start);
+    // (Not exec_settled: no child has been fed yet, but this checkpoint stays the last one until
+    // the next is written, and a crash before that may cut a child's input mid-line.)
+    result.status = checkpointer->write(whole_cut());
     if (!result.status) scheduler.abort(result.status);
   } else if (checkpointer && resume->exec_settled) {
     // A resume from an orderly stop (^C) of an --exec run: the children are fed again from
@@ -262,6 +258,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     // a finished one is complete (and an --incremental run continues from here next time).
     Checkpoint last = whole_cut();
     last.complete = result.interrupted == 0;
+    last.exec_settled = config.exec();  // every child has ended its output itself
     result.last_checkpoint = std::move(last);
   }
   result.stats.heavy_hitters = settle(UINT32_MAX);

@@ -227,12 +227,34 @@ kill_after_first_checkpoint() {
   kill -KILL "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
+# wait_for_children DIR: until no process has DIR's outputs open (the children of a killed run
+# end once their input is closed).
+wait_for_children() {
+  for _ in $(seq 1 400); do
+    # (Not a pipe: under pipefail, ls cut short by grep -q would make a match look like none.)
+    # shellcheck disable=SC2010 # (the links' targets are what is looked for)
+    grep -q "$(pwd -P)/$1/part-" < <(ls -l /proc/[0-9]*/fd 2>/dev/null) || return 0
+    sleep 0.01
+  done
+  fail "the children of the killed run in $1 did not end"
+}
+# expect_killed_mid_run DIR: once the killed run's children have ended, its checkpoint is not
+# that of a finished run.
+expect_killed_mid_run() {
+  wait_for_children "$1"
+  grep -q '"complete": false' "$1/.keyshard/checkpoint.json" ||
+    fail "$1: the run ended before it was killed; nothing was tested"
+}
+# end_cut_short DIR: a child stopped mid-line leaves its output without a final newline; made
+# sure of here for DIR's part-00000 (unless the kill did it already).
+end_cut_short() {
+  expect_killed_mid_run "$1"
+  [ -n "$(tail -c 1 "$1/part-00000.ndjson")" ] ||
+    head -c 20 exec-ref/part-00000.ndjson >> "$1/part-00000.ndjson"
+}
 kill_after_first_checkpoint exec-crash -k user_id -n 4 -q --exec cat --chunk-size 64KiB \
   --checkpoint-every 256KiB more.ndjson
-# A child stopped mid-line leaves its output without a final newline: made sure of here for
-# one partition (unless the kill did it already).
-cut_file=exec-crash/part-00000.ndjson
-[ -n "$(tail -c 1 "$cut_file")" ] || head -c 20 exec-ref/part-00000.ndjson >> "$cut_file"
+end_cut_short exec-crash
 ks resume -q exec-crash
 # expect_at_least_once DIR WHAT: DIR's outputs hold every event of exec-ref's, in lines of their
 # own. A SIGKILL while keyshard was writing to a child may have left that child one line cut
@@ -269,17 +291,6 @@ expect_at_least_once exec-crash "--exec resume"
 # after a resume from an orderly stop before the resumed run wrote one: the checkpoint then on
 # disk was written when no child was fed, yet children were fed after it, and resume ends a cut
 # line all the same.
-# wait_for_children DIR: until no process has DIR's outputs open (the children of a killed run
-# end once their input is closed).
-wait_for_children() {
-  for _ in $(seq 1 400); do
-    # (Not a pipe: under pipefail, ls cut short by grep -q would make a match look like none.)
-    # shellcheck disable=SC2010 # (the links' targets are what is looked for)
-    grep -q "$(pwd -P)/$1/part-" < <(ls -l /proc/[0-9]*/fd 2>/dev/null) || return 0
-    sleep 0.01
-  done
-  fail "the children of the killed run in $1 did not end"
-}
 # kill_when_fed SIGNAL DIR COMMAND...: runs COMMAND in the background and sends it SIGNAL once
 # DIR/part-00000.ndjson has grown past its size now.
 kill_when_fed() {
@@ -295,13 +306,6 @@ kill_when_fed() {
   kill "-$signal" "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
-end_cut_short() {  # DIR: its part-00000 ends within a line (unless the kill did that already)
-  wait_for_children "$1"
-  grep -q '"complete": false' "$1/.keyshard/checkpoint.json" ||
-    fail "$1: the run ended before it was killed; nothing was tested"
-  [ -n "$(tail -c 1 "$1/part-00000.ndjson")" ] ||
-    head -c 20 exec-ref/part-00000.ndjson >> "$1/part-00000.ndjson"
-}
 kill_when_fed KILL exec-early "$KEYSHARD" split -k user_id -n 4 -q --exec cat \
   --checkpoint-every off -o exec-early more.ndjson
 end_cut_short exec-early
@@ -309,8 +313,7 @@ ks resume -q exec-early
 expect_at_least_once exec-early "--exec killed before its first checkpoint, resumed"
 kill_when_fed TERM exec-stop "$KEYSHARD" split -k user_id -n 4 -q --exec cat \
   --checkpoint-every off -o exec-stop more.ndjson
-grep -q '"complete": false' exec-stop/.keyshard/checkpoint.json ||
-  fail "exec-stop: the run ended before SIGTERM; nothing was tested"
+expect_killed_mid_run exec-stop
 grep -q '"exec_settled": true' exec-stop/.keyshard/checkpoint.json ||
   fail "--exec stopped by SIGTERM: the checkpoint says every child ended its output"
 kill_when_fed KILL exec-stop "$KEYSHARD" resume -q exec-stop
@@ -323,9 +326,7 @@ pass "--exec with resume: at-least-once"
 # it so (a newline put in there would end zcat's reading) and appends the new child's stream.
 kill_after_first_checkpoint gzip-crash -k user_id -n 4 -q --exec 'gzip -c' --chunk-size 64KiB \
   --checkpoint-every 256KiB more.ndjson
-sleep 0.2  # the children end their streams once their input is closed
-grep -q '"complete": false' gzip-crash/.keyshard/checkpoint.json ||
-  fail "--exec gzip: the run ended before it was killed; nothing was tested"
+expect_killed_mid_run gzip-crash  # (and the children have ended their streams)
 ks resume -q gzip-crash
 for f in exec-ref/part-*.ndjson; do
   got="gzip-crash/$(basename "$f")"
