@@ -6,6 +6,8 @@
 #include <fmt/ranges.h>
 
 #include <filesystem>
+#include <optional>
+#include <vector>
 
 #include "cli/split_config.h"
 #include "sinks/output_directory.h"
@@ -35,9 +37,23 @@ std::string with_named_argument(const std::string& name) {
   return result;
 }
 
+// The name of each partition's file under `options`, or nothing when they are refused.
+std::optional<std::vector<std::string>> file_names(const SplitOptions& options) {
+  SplitOptions probe = options;
+  if (probe.inputs.empty()) probe.inputs.push_back("input");
+  RunConfig config;
+  if (!make_run_config(probe, config)) return std::nullopt;
+  std::vector<std::string> names;
+  for (uint32_t partition = 0; partition < config.partitions; ++partition) {
+    names.push_back(partition_file_name(config, partition));
+  }
+  return names;
+}
+
 }  // namespace
 
-SplitOptions acting_options(const SplitOptions& options, const std::string& dir) {
+SplitOptions acting_options(const SplitOptions& options, const std::string& dir,
+                            const SplitOptions* other) {
   SplitOptions acting = options;
   SplitOptions probe = options;  // (recorded options name no inputs; only their settings count)
   if (probe.inputs.empty()) probe.inputs.push_back("input");
@@ -48,6 +64,20 @@ SplitOptions acting_options(const SplitOptions& options, const std::string& dir)
   acting.hot_keys = config.hot_keys_share ? fmt::format("auto:{}", *config.hot_keys_share) : "";
   acting.max_line_size = std::to_string(config.max_line_size);
   acting.name = with_named_argument(options.name);
+  if (other != nullptr && other->name != options.name) {
+    // Templates spelt otherwise that name every file alike ("p{partition:03}" and
+    // "p{partition:03d}") are the same --name.
+    const auto names = file_names(options);
+    if (names && names == file_names(*other)) acting.name = with_named_argument(other->name);
+  }
+  acting.missing_key = config.missing_key_partition
+                           ? fmt::format("partition:{}", *config.missing_key_partition)
+                           : "bad";
+  // KEY:K with K as a number ("a:03" is "a:3"), in the order given.
+  acting.salts.clear();
+  for (const auto& [key, sub_keys] : config.salts) {
+    acting.salts.push_back(fmt::format("{}:{}", key, sub_keys));
+  }
   // (A tab is --delimiter's default, "\t", however it was typed: a tab, "\t" or "tab". It
   // changes nothing but with --format delimited.)
   acting.delimiter = config.keys.format != InputFormat::kDelimited || config.keys.delimiter == '\t'

@@ -204,7 +204,7 @@ Status run_split(const SplitOptions& given) {
       config.threads = before.threads;
     }
     if (const std::string difference =
-            first_difference(acting_options(before, dir), acting_options(options, dir));
+            first_difference(acting_options(before, dir, &options), acting_options(options, dir));
         !difference.empty()) {
       return Status::error("this --incremental run is set up differently from the last one (" +
                                difference + "); use the same options, or start over with --force",

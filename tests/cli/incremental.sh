@@ -169,6 +169,25 @@ run_status ks split -k user_id -n 8 -q --incremental --compress zstd --hot-keys 
 expect_eq "$STATUS" 2 "another --name"
 expect_contains "$ERR" '--name "p-{partition:03}-{{x}}.zst" then, "p-{partition:04}-{{x}}.zst" now' \
   "--name as it acts"
+# ... a number with leading zeros is that number, and --name templates that name every file alike
+# are one --name.
+printf '{"user_id":"a"}\n' > zeros.log
+ks split -k user_id -n 4 -q --incremental --missing-key partition:2 --salt a:3 \
+  --name 'p{partition:03}' -o zeros zeros.log
+printf '{"user_id":"b"}\n' >> zeros.log
+run_status ks split -k user_id -n 4 -q --incremental --missing-key partition:02 --salt a:03 \
+  --name 'p{partition:03d}' -o zeros zeros.log
+expect_eq "$STATUS" 0 "partition:02, a:03 and {partition:03d} as they act: $ERR"
+expect_eq "$(cat zeros/p00? | wc -l)" 2 "both runs' events"
+run_status ks split -k user_id -n 4 -q --incremental --missing-key partition:02 --salt a:03 \
+  --name 'p{partition:02d}' -o zeros zeros.log
+expect_eq "$STATUS" 2 "a --name that names the files otherwise"
+expect_contains "$ERR" '--name "p{partition:03d}" then, "p{partition:02d}" now' \
+  "--name as the last run gave it"
+run_status ks split -k user_id -n 4 -q --incremental --missing-key partition:1 --salt a:03 \
+  --name 'p{partition:03}' -o zeros zeros.log
+expect_eq "$STATUS" 2 "another --missing-key partition"
+expect_contains "$ERR" '--missing-key "partition:2" then, "partition:1" now' "--missing-key as it acts"
 pass "options are compared as they act"
 
 # A crash in an incremental run: the next run continues from its last checkpoint exactly.
