@@ -53,7 +53,12 @@ void SaltSequencer::detect_hot_keys(Chunk& chunk) {
         chunk.destinations[i] = deal(decision.key, decision.sub_keys,
                                      automatic_dealt_[known->second], index);
       }
-      ++decision.events;
+      if (decision.events++ == 0) {
+        // The first salted event: where the summary says the salting started (the line after
+        // the one that crossed the share may be in a later input).
+        decision.input = chunk.input;
+        decision.offset = chunk.input_offset + chunk.line_starts[i];
+      }
       if (config_.annotate_salt) chunk.salt_of_line[i] = index;
       continue;
     }
@@ -65,6 +70,7 @@ void SaltSequencer::detect_hot_keys(Chunk& chunk) {
         extractor_->extract(chunk.line(i), readable_end - chunk.line_starts[i]);
     automatic_.emplace(hash, decisions_.size());
     automatic_dealt_.push_back(0);
+    // Until a salted event comes, the offset is just after the line that crossed the share.
     const uint64_t next_offset = chunk.input_offset + chunk.line_starts[i + 1];
     decisions_.push_back(HotKeyDecision{std::string(extraction.key), chunk.input, next_offset,
                                         config_.partitions, 0});

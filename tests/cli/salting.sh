@@ -189,3 +189,38 @@ spread = {key: v for key, v in places.items() if len(v) > 1}
 assert not spread, f"values spread over sub-keys: {sorted(spread)[:3]}"
 PY
 pass "--hot-keys finds keys just over SHARE; --salt-by applies to them; --salt keys once"
+
+# The summary names where the salting started: the first salted event, which may be in the next
+# input when the line that crossed SHARE ends one (X crosses 5% on x1's last line).
+python3 - <<'PY'
+with open("x1.ndjson", "w") as f:
+    for i in range(9999):
+        f.write('{"user_id":"%s"}\n' % ("X" if i % 15 == 0 else "u%d" % i))
+    f.write('{"user_id":"X"}\n')
+with open("x2.ndjson", "w") as f:
+    for i in range(100):
+        f.write('{"user_id":"%s"}\n' % ("X" if i % 2 == 0 else "v%d" % i))
+PY
+run_status ks split -k user_id -n 4 --hot-keys auto:5% -o crossing x1.ndjson x2.ndjson
+expect_contains "$ERR" 'hot key "X" salted over 4 sub-keys from x2.ndjson byte 0: 50 events' \
+  "the first salted event's input and offset"
+python3 - crossing/keyshard-summary.json <<'PY' || fail "the summary file's hot key decision"
+import json, sys
+[decision] = json.load(open(sys.argv[1]))["hot_keys_salted"]
+assert (decision["input"], decision["offset"], decision["events"]) == ("x2.ndjson", 0, 50), decision
+PY
+# ... and in the middle of an input, the line after the crossing one.
+head -c 20000000 zipf.ndjson | head -n -1 > zipf-head.ndjson
+ks split -q -k user_id -n 8 --hot-keys auto -o offsets zipf-head.ndjson
+python3 - offsets/keyshard-summary.json annotated.out zipf-head.ndjson <<'PY' || \
+  fail "the offset of the first salted event"
+import json, sys
+decisions = json.load(open(sys.argv[1]))["hot_keys_salted"]
+assert decisions, "no key salted in the first 20 MB"
+data = open(sys.argv[3], "rb").read()
+for d in decisions:
+    line = data[d["offset"]:data.index(b"\n", d["offset"])]
+    assert json.loads(line)["user_id"] == d["key"], (d, line[:80])
+    assert data[d["offset"] - 1:d["offset"]] == b"\n", d
+PY
+pass "the summary names the first salted event"
