@@ -282,7 +282,8 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
         decision.sub_keys = static_cast<uint32_t>(r.number(d, "sub_keys"));
         decision.events = r.number(d, "events");
         c.salt.automatic_dealt.push_back(r.number(d, "dealt"));
-        if (r.ok() && (decision.sub_keys == 0 || decision.input >= c.inputs.size())) {
+        if (r.ok() && (decision.sub_keys == 0 ||
+                       (decision.input >= c.inputs.size() && decision.input != kEarlierInput))) {
           r.fail("a hot-key decision is out of range");
         }
         c.salt.decisions.push_back(std::move(decision));

@@ -36,6 +36,23 @@ InputStart unread(const std::string& path, const std::optional<FileIdentity>& id
 
 }  // namespace
 
+void renumber_decision_inputs(const Checkpoint& previous, const std::vector<InputStart>& plan,
+                              std::vector<HotKeyDecision>& decisions) {
+  for (HotKeyDecision& decision : decisions) {
+    if (decision.input >= previous.inputs.size()) continue;
+    const InputPosition& was = previous.inputs[decision.input];
+    decision.input = kEarlierInput;
+    for (size_t i = 0; i < plan.size(); ++i) {
+      const InputPosition& now = plan[i].position;
+      if (was.device != 0 ? now.device == was.device && now.inode == was.inode
+                          : now.path == was.path) {
+        decision.input = static_cast<uint32_t>(i);
+        break;
+      }
+    }
+  }
+}
+
 std::vector<InputStart> plan_first_incremental(
     const std::vector<std::string>& paths, const std::function<void(const std::string&)>& warn) {
   std::vector<InputStart> plan;

@@ -27,6 +27,11 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
                                          const std::function<void(const std::string&)>& warn,
                                          int64_t previous_seen = 0);
 
+/// The hot-key `decisions` of the last run, their inputs renumbered from `previous`'s to the
+/// `plan`'s (the same file, by device and inode); one no longer in the plan is kEarlierInput.
+void renumber_decision_inputs(const Checkpoint& previous, const std::vector<InputStart>& plan,
+                              std::vector<HotKeyDecision>& decisions);
+
 /// The inputs of a first --incremental run (no checkpoint yet): each from 0, and, as in every
 /// later run, a file named twice (another spelling, a link) is read once, with a warning.
 std::vector<InputStart> plan_first_incremental(

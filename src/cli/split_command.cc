@@ -257,6 +257,7 @@ Status run_split(const SplitOptions& given) {
         : ::stat(checkpoint_path(dir).c_str(), &written) == 0 ? modified_ns(written)
                                                                : 0;
     start.inputs = plan_incremental(previous, config.inputs, print_warning, previous_seen);
+    renumber_decision_inputs(previous, start.inputs, previous.salt.decisions);
     // The run's summary gives its own numbers: those since the last run that finished (an
     // interrupted one is continued: its part is this run's too), and its heaviest keys are
     // those of its own events.

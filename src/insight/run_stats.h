@@ -13,9 +13,13 @@
 namespace keyshard {
 
 /// A key --hot-keys auto decided to salt: from which event on, and over how many sub-keys.
+/// A HotKeyDecision's input when an earlier --incremental run read it and this one no longer
+/// names nor carries it.
+inline constexpr uint32_t kEarlierInput = UINT32_MAX;
+
 struct HotKeyDecision {
   std::string key;
-  uint32_t input = 0;
+  uint32_t input = 0;     // an index into the run's inputs, or kEarlierInput
   uint64_t offset = 0;    // byte offset of the first salted event in that input
   uint32_t sub_keys = 0;
   uint64_t events = 0;    // events salted

@@ -188,6 +188,30 @@ run_status ks split -k user_id -n 4 -q --incremental --missing-key partition:1 -
   --name 'p{partition:03}' -o zeros zeros.log
 expect_eq "$STATUS" 2 "another --missing-key partition"
 expect_contains "$ERR" '--missing-key "partition:2" then, "partition:1" now' "--missing-key as it acts"
+
+# A hot key salted by an earlier run is named with the input it was salted in, however this
+# run's inputs are listed, and as an earlier input once that file is gone.
+python3 - <<'PY'
+with open("hot-a.ndjson", "w") as f:
+    for i in range(20000):
+        f.write('{"user_id":"%s"}\n' % ("X" if i % 10 == 0 else "u%d" % i))
+with open("hot-b.ndjson", "w") as f:
+    for i in range(100):
+        f.write('{"user_id":"v%d"}\n' % i)
+PY
+hot_run() { run_status ks split --incremental -k user_id -n 4 --hot-keys auto:5% -o hot "$@"; }
+hot_run hot-a.ndjson
+expect_contains "$ERR" 'hot key "X" salted over 4 sub-keys from hot-a.ndjson byte ' "first run"
+hot_run hot-b.ndjson hot-a.ndjson
+expect_contains "$ERR" 'salted over 4 sub-keys from hot-a.ndjson byte ' "listed second"
+hot_run hot-b.ndjson
+expect_contains "$ERR" 'salted over 4 sub-keys from hot-a.ndjson byte ' "carried over"
+rm hot-a.ndjson
+hot_run hot-b.ndjson
+expect_eq "$STATUS" 0 "after the salted input is gone: $ERR"
+expect_contains "$ERR" 'salted over 4 sub-keys from an earlier input byte ' "gone"
+hot_run hot-b.ndjson
+expect_eq "$STATUS" 0 "its checkpoint reads back: $ERR"
 pass "options are compared as they act"
 
 # A crash in an incremental run: the next run continues from its last checkpoint exactly.
