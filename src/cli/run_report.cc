@@ -1,6 +1,7 @@
 #include "cli/run_report.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,15 @@
 
 namespace keyshard {
 namespace {
+
+// Whether `path` is this process's standard input: "-", or a name for it such as /dev/stdin
+// when it is a stream (a file named so is read again from its start by resume).
+bool is_standard_input(const std::string& path) {
+  if (path == "-") return true;
+  struct stat named {}, input {};
+  return ::stat(path.c_str(), &named) == 0 && ::fstat(STDIN_FILENO, &input) == 0 &&
+         !S_ISREG(input.st_mode) && named.st_dev == input.st_dev && named.st_ino == input.st_ino;
+}
 
 // A figure and the limit it passed, as text: to 6 significant digits, or as many more as it
 // takes for the two to read differently.
@@ -65,7 +75,7 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before) {
   // What resume needs besides DIR: a stream read on standard input, given again.
   const bool read_stdin =
-      std::find(config.inputs.begin(), config.inputs.end(), "-") != config.inputs.end();
+      std::any_of(config.inputs.begin(), config.inputs.end(), is_standard_input);
   const std::string stdin_again =
       read_stdin ? " (with the same stream on its standard input, from its start)" : "";
   // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.

@@ -316,23 +316,25 @@ expect_same_file dl.ndjson reference/dead-letter.ndjson "dead letters after a re
 pass "resume replays a pipe and completes exactly"
 
 # A run reading standard input, stopped (SIGTERM: a background job ignores ^C): the hint says
-# the stream must come again.
-rm -rf stdin-int && mkfifo stdin-int.fifo
-(cat events.ndjson; sleep 20) > stdin-int.fifo &
-writer=$!
-"$KEYSHARD" split -k user_id -n 8 -q --chunk-size 64KiB --checkpoint-every 256KiB \
-  --commit async -o stdin-int - < stdin-int.fifo 2> stdin-int.err &
-pid=$!
-for _ in $(seq 1 1000); do
-  grep -qE '"offset":[1-9]' stdin-int/.keyshard/checkpoint.json 2>/dev/null && break
-  sleep 0.01
+# the stream must come again, whether it was named - or /dev/stdin.
+for name in - /dev/stdin; do
+  rm -rf stdin-int stdin-int.fifo && mkfifo stdin-int.fifo
+  (cat events.ndjson; sleep 20) > stdin-int.fifo &
+  writer=$!
+  "$KEYSHARD" split -k user_id -n 8 -q --chunk-size 64KiB --checkpoint-every 256KiB \
+    --commit async -o stdin-int "$name" < stdin-int.fifo 2> stdin-int.err &
+  pid=$!
+  for _ in $(seq 1 1000); do
+    grep -qE '"offset":[1-9]' stdin-int/.keyshard/checkpoint.json 2>/dev/null && break
+    sleep 0.01
+  done
+  kill -TERM "$pid" 2>/dev/null || true
+  set +e; wait "$pid"; STATUS=$?; set -e
+  kill "$writer" 2>/dev/null || true; wait "$writer" 2>/dev/null || true
+  expect_eq "$STATUS" 143 "SIGTERM to a run reading standard input as $name"
+  expect_contains "$(cat stdin-int.err)" "interrupted; resume with: keyshard resume stdin-int \
+(with the same stream on its standard input, from its start)" "the resume hint for $name"
 done
-kill -TERM "$pid" 2>/dev/null || true
-set +e; wait "$pid"; STATUS=$?; set -e
-kill "$writer" 2>/dev/null || true; wait "$writer" 2>/dev/null || true
-expect_eq "$STATUS" 143 "SIGTERM to a run reading standard input"
-expect_contains "$(cat stdin-int.err)" "interrupted; resume with: keyshard resume stdin-int \
-(with the same stream on its standard input, from its start)" "the resume hint for stdin"
 pass "the resume hint of a run that read standard input"
 
 # Stdin: the same stream completes exactly; a different one is refused, naming <stdin>.
