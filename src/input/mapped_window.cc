@@ -52,8 +52,8 @@ void on_sigbus(int signal_number, siginfo_t* info, void* context) {
     static constexpr char kStart[] = "keyshard: ";
     static constexpr char kEnd[] =
         ": the file shrank while it was read (truncated by another program?), or part of it "
-        "could not be read from its disk; the run stops here, its outputs holding whole lines "
-        "read before\n";
+        "could not be read from its disk; the run stops here, as after a crash (an output may "
+        "end part way through a line)\n";
     say(kStart, sizeof kStart - 1);
     say(slot.name, ::strnlen(slot.name, kNameBytes));
     say(kEnd, sizeof kEnd - 1);
