@@ -89,6 +89,15 @@ Status run_resume(const ResumeOptions& o) {
     return status;
   }
   options.output = dir;
+  if (checkpoint.dead_letter && !options.dead_letter.empty() &&
+      !checkpoint.dead_letter->file.starts_with('/')) {
+    // A dead-letter file named inside DIR is recorded by its name there: it is where DIR is
+    // now, which may have moved since.
+    std::error_code error;
+    const std::filesystem::path inside =
+        std::filesystem::absolute(dir, error) / checkpoint.dead_letter->file;
+    if (!error) options.dead_letter = inside.lexically_normal().string();
+  }
   options.inputs.clear();
   for (const InputPosition& input : checkpoint.inputs) options.inputs.push_back(input.path);
   if (o.threads != 0 && o.threads != options.threads && !options.exec.empty() &&

@@ -12,6 +12,8 @@
 #include "checkpoint/checkpoint_store.h"
 #include "checkpoint/content_hash.h"
 #include "cli/app.h"
+#include "cli/option_values.h"
+#include "cli/recorded_options.h"
 #include "sinks/output_directory.h"
 #include "util/files.h"
 
@@ -120,10 +122,21 @@ Status run_verify(const VerifyOptions& o) {
                          "have no manifest to check",
                          dir, kExitUsage);
   }
+  // The partition files are zstd files when the run was told to compress them, whatever their
+  // names (the dead-letter file never is).
+  SplitOptions options;
+  RunConfig config;
+  if (Status status = restore_options(checkpoint.options, checkpoint_path(dir), options);
+      !status) {
+    return status;
+  }
+  if (Status status = parse_compress(options.compress, config); !status) {
+    return Status::error("the checkpoint records an invalid --compress: " + status.message(),
+                         checkpoint_path(dir));
+  }
   uint64_t files = 0, bad = 0, lines = 0, bytes = 0;
-  auto check = [&](const std::string& path, const OutputState& recorded) {
+  auto check = [&](const std::string& path, const OutputState& recorded, bool compressed) {
     ++files;
-    const bool compressed = path.size() > 4 && path.ends_with(".zst");
     const std::string problem = check_output(path, recorded, compressed, checkpoint.complete);
     if (!problem.empty()) {
       ++bad;
@@ -134,10 +147,12 @@ Status run_verify(const VerifyOptions& o) {
     lines += recorded.lines;
     bytes += recorded.size;
   };
-  for (const OutputState& output : checkpoint.outputs) check(dir + "/" + output.file, output);
+  for (const OutputState& output : checkpoint.outputs) {
+    check(dir + "/" + output.file, output, config.zstd_level.has_value());
+  }
   if (checkpoint.dead_letter) {
     const std::string& file = checkpoint.dead_letter->file;
-    check(file.starts_with('/') ? file : dir + "/" + file, *checkpoint.dead_letter);
+    check(file.starts_with('/') ? file : dir + "/" + file, *checkpoint.dead_letter, false);
   }
   std::fflush(stdout);
   if (bad > 0) {

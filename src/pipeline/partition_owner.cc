@@ -12,6 +12,7 @@
 #include "pipeline/write_alignment.h"
 #include "sinks/dead_letter.h"
 #include "util/json_text.h"
+#include "util/files.h"
 #include "util/stderr_lines.h"
 
 namespace keyshard {
@@ -337,10 +338,8 @@ OwnerCut PartitionOwner::final_cut() const {
     if (dead_letters_.sink && config_.checkpoints && !config_.dead_letter_path.empty()) {
       OutputState state = dead_letters_.sink->state();
       // Inside DIR: its name there (DIR may move); else the absolute path it was given as.
-      const std::string inside = config_.output_dir + "/";
-      state.file = config_.dead_letter_path.starts_with(inside)
-                       ? config_.dead_letter_path.substr(inside.size())
-                       : config_.dead_letter_path;
+      state.file = name_inside(config_.output_dir, config_.dead_letter_path)
+                       .value_or(config_.dead_letter_path);
       state.lines = stats_.dead_lettered;
       cut.dead_letter = std::move(state);
     }

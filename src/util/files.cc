@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 namespace keyshard {
 
@@ -125,5 +126,15 @@ uint64_t raise_open_file_limit() {
 }
 
 std::string errno_text(int error_number) { return std::strerror(error_number); }
+
+std::optional<std::string> name_inside(const std::string& dir, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path base = fs::absolute(dir, error).lexically_normal();
+  if (error) return std::nullopt;
+  const fs::path name = fs::absolute(path, error).lexically_normal().lexically_relative(base);
+  if (error || name.empty() || *name.begin() == ".." || name == ".") return std::nullopt;
+  return name.string();
+}
 
 }  // namespace keyshard

@@ -74,4 +74,8 @@ uint64_t raise_open_file_limit();
 /// The message of errno `error_number`, e.g. "No such file or directory".
 std::string errno_text(int error_number);
 
+/// `path`'s name relative to `dir` when it lies inside it (as spelt: both made absolute from the
+/// working directory, "." and ".." taken away, symbolic links not followed); else nothing.
+std::optional<std::string> name_inside(const std::string& dir, const std::string& path);
+
 }  // namespace keyshard

@@ -692,6 +692,26 @@ grep -q "\"file_base64\\|\"file\":\"$WORK/bad-lines.ndjson\"" with-dl/.keyshard/
   fail "the dead-letter file is not recorded by its absolute path"
 pass "a relative --dead-letter is recorded absolute"
 
+# ... but one inside DIR is recorded by its name there: DIR can move, and verify and resume
+# follow it. (The run stops at a missing second input, keeping its checkpoint.)
+rm -rf moving moved && { head -n 300 events.ndjson; echo 'not json'; } > with-bad.ndjson
+run_status ks split -k user_id -n 4 -q --dead-letter moving/dl.ndjson -o moving with-bad.ndjson \
+  later.ndjson
+expect_eq "$STATUS" 1 "a run with a missing second input"
+mv moving moved
+tail -n 50 events.ndjson > later.ndjson
+ks resume -q moved
+ks verify -q moved || fail "verify of a moved DIR with its own --dead-letter"
+expect_eq "$(grep -c '"source":"with-bad.ndjson"' moved/dl.ndjson)" 1 \
+  "the dead letter, in the moved DIR"
+[ ! -e moving ] || fail "resume wrote into DIR's old place"
+rm later.ndjson
+# verify reads a file as zstd when the run compressed it, whatever its name.
+ks split -k user_id -n 2 -q --name 'p{partition}.zst' --dead-letter zst-dl.zst -o zst-names \
+  with-bad.ndjson
+ks verify -q zst-names || fail "verify of plain files named .zst"
+pass "a --dead-letter inside DIR moves with it; verify knows compressed files from the run"
+
 # ^C during an --exec run: the children (in a process group of their own) see the end of their
 # input, the run checkpoints and exits 130, and resume finishes it.
 rm -rf exec-int
