@@ -17,8 +17,8 @@ partition=$("$keyshard" which -n 4 acc-0007)
 step keyshard which -n 4 acc-0007
 echo "$partition"
 
-step "grep acc-0007 $out/part-0000$partition.ndjson | head -3    # the hot account, in input order"
-grep acc-0007 "$out/part-0000$partition.ndjson" | head -3
+step "grep -m 3 acc-0007 $out/part-0000$partition.ndjson    # the hot account, in input order"
+grep -m 3 acc-0007 "$out/part-0000$partition.ndjson"
 
 step keyshard split -k account -n 4 -o "$out" --force samples/with-bad-lines.ndjson
 "$keyshard" split -k account -n 4 -o "$out" --force "$samples/with-bad-lines.ndjson"
