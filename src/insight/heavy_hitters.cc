@@ -97,15 +97,30 @@ std::vector<std::pair<uint64_t, uint64_t>> HeavyHitters::counts() const {
   return result;
 }
 
+uint64_t HeavyHitters::error_bound() const {
+  // Each cancellation takes the same amount c from m + 1 counts (the m counters and the new
+  // key's; in a merge, the m + 1 largest), so C falls short of N by (m + 1) c, while no count
+  // falls short of its key's true count by more than the sum of the c's.
+  if (restored_partly_) return total_ / (counters_ + 1);
+  uint64_t counted = 0;
+  for (const Slot& slot : slots_) counted += slot.count;
+  return (total_ - std::min(counted, total_)) / (counters_ + 1);
+}
+
 void HeavyHitters::restore(const std::vector<std::pair<uint64_t, uint64_t>>& counts,
                            uint64_t total) {
   std::fill(slots_.begin(), slots_.end(), Slot{});
   free_keys_.clear();
   for (size_t i = counters_; i > 0; --i) free_keys_.push_back(static_cast<uint32_t>(i - 1));
   used_ = 0;
+  restored_partly_ = false;
   for (const auto& [hash, count] : counts) {
-    if (used_ == counters_) break;
-    if (count != 0 && find(hash) == nullptr) insert({}, hash, count, 0);
+    if (count == 0 || find(hash) != nullptr) continue;
+    if (used_ == counters_) {
+      restored_partly_ = true;
+      break;
+    }
+    insert({}, hash, count, 0);
   }
   total_ = total;
 }
@@ -127,8 +142,11 @@ std::vector<HeavyHitters::Counter> HeavyHitters::counters() const {
 void HeavyHitters::restore(const std::vector<Counter>& counters, uint64_t total) {
   restore(std::vector<std::pair<uint64_t, uint64_t>>{}, total);
   for (const Counter& counter : counters) {
-    if (used_ == counters_) break;
     if (counter.count == 0 || find(counter.hash) != nullptr) continue;
+    if (used_ == counters_) {
+      restored_partly_ = true;
+      break;
+    }
     const std::string_view kept(counter.key.data(), std::min(counter.key.size(), kKeyBytes));
     insert(kept, counter.hash, counter.count,
            std::max<uint64_t>(counter.length, kept.size()));
@@ -202,6 +220,7 @@ void HeavyHitters::merge(const HeavyHitters& other) {
     }
   }
   total_ += other.total_;
+  restored_partly_ = restored_partly_ || other.restored_partly_;
   uint64_t cut = 0;
   if (combined.size() > counters_) {
     std::nth_element(combined.begin(), combined.begin() + static_cast<long>(counters_),

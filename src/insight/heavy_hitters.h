@@ -45,8 +45,10 @@ class HeavyHitters {
   uint64_t total() const { return total_; }
   /// The count of the key with this hash (0 when it is not in the summary).
   uint64_t count_of(uint64_t hash) const;
-  /// How far below the true count any reported count may be: N / (m + 1).
-  uint64_t error_bound() const { return total_ / (counters_ + 1); }
+  /// How far below the true count any reported count may be: (N - C) / (m + 1), C being the
+  /// sum of the counts (0 while no count was cancelled: with at most m keys, say), and at
+  /// most N / (m + 1).
+  uint64_t error_bound() const;
   /// What the reported counts are worth, as the reports say it: "counts exact", or "each count
   /// at most B low" with `bound_text` for B (error_bound() as the report writes numbers).
   std::string accuracy(std::string_view bound_text) const;
@@ -108,6 +110,7 @@ class HeavyHitters {
   std::vector<uint32_t> free_keys_;  // indices of keys_ not in use
   size_t used_ = 0;
   uint64_t total_ = 0;
+  bool restored_partly_ = false;  // a restore left counters out: only N / (m + 1) holds
 };
 
 }  // namespace keyshard

@@ -236,4 +236,36 @@ TEST_CASE("a key cut inside a character is shown as text up to the last whole on
   CHECK(HeavyHitters::display(other.top(1)[0]).starts_with("base64:"));
 }
 
+TEST_CASE("the bound is 0 while no count was cancelled, and at most N/(m+1)") {
+  HeavyHitters summary(16);
+  Stream stream;
+  for (int i = 0; i < 1000; ++i) stream.add(named("k", i % 16), summary);
+  CHECK(summary.error_bound() == 0);
+  CHECK(summary.accuracy("0") == "counts exact");
+  check_bounds(summary, stream.truth());
+  HeavyHitters other(16);
+  for (int i = 0; i < 500; ++i) {
+    other.add(named("k", i % 16), HeavyHitters::key_hash(named("k", i % 16)));
+  }
+  summary.merge(other);  // the same 16 keys: nothing cancelled
+  CHECK(summary.error_bound() == 0);
+  for (const std::string& key : zipf_stream(20000, 3000, 1.1, 9)) stream.add(key, summary);
+  CHECK(summary.error_bound() > 0);
+  CHECK(summary.error_bound() <= summary.total() / 17);
+  check_bounds(summary, stream.truth());
+}
+
+TEST_CASE("a restore that leaves counters out keeps the bound N/(m+1)") {
+  HeavyHitters wide(64);
+  for (int i = 0; i < 64; ++i) wide.add(named("k", i), HeavyHitters::key_hash(named("k", i)), 10);
+  CHECK(wide.error_bound() == 0);
+  HeavyHitters narrow(16);
+  narrow.restore(wide.counters(), wide.total());
+  CHECK(narrow.counters().size() == 16);
+  CHECK(narrow.error_bound() == wide.total() / 17);
+  HeavyHitters merged(16);
+  merged.merge(narrow);
+  CHECK(merged.error_bound() == narrow.total() / 17);
+}
+
 }  // namespace keyshard
