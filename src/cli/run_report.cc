@@ -72,6 +72,22 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
 
 }  // namespace
 
+void warn_if_no_line_has_the_key(const KeySpec& keys, uint64_t with_key, uint64_t without_key) {
+  if (with_key != 0 || without_key == 0 || keys.format == InputFormat::kLine) return;
+  std::string named;
+  for (const KeyPath& path : keys.paths) named += (named.empty() ? "-k " : " -k ") + path.spelling;
+  for (const uint32_t field : keys.fields) {
+    named += (named.empty() ? "-k " : " -k ") + std::to_string(field);
+  }
+  const bool json = keys.format == InputFormat::kJson;
+  print_warning(fmt::format("no line has the key {} ({} line{} without it): {}", named,
+                            without_key, without_key == 1 ? "" : "s",
+                            json ? "is it spelt as in the events? (a nested field is a dotted "
+                                   "path, e.g. -k user.id)"
+                                 : "fields are numbered from 1, split at --delimiter (a tab "
+                                   "unless given)"));
+}
+
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before) {
   // What resume needs besides DIR: a stream read on standard input, given again.
   const bool read_stdin =
@@ -185,6 +201,12 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     const std::string text = format_summary_text(stats, config);
     std::fwrite(text.data(), 1, text.size(), stderr);
   }
+  uint64_t written = 0;
+  for (const uint64_t events : stats.partition_events) written += events;
+  const uint64_t without_key =
+      stats.bad_by_reason[static_cast<size_t>(BadReason::kMissingKey)] + stats.missing_key_routed;
+  warn_if_no_line_has_the_key(config.keys, written - std::min(written, stats.missing_key_routed),
+                              without_key);
   return check_guardrails(config, stats);
 }
 

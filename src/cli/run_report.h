@@ -3,11 +3,16 @@
 #pragma once
 
 #include "insight/run_stats.h"
+#include "keys/key_extractor.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/run_config.h"
 #include "util/status.h"
 
 namespace keyshard {
+
+/// Warns when lines lacked the key and none had it: a -k spelt otherwise than in the events,
+/// most often. `with_key`, `without_key`: lines that had the key, and lines that lacked it.
+void warn_if_no_line_has_the_key(const KeySpec& keys, uint64_t with_key, uint64_t without_key);
 
 /// `before`: the counters of the run an --incremental run continued (its summary shows its own).
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before);

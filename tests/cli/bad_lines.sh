@@ -49,6 +49,26 @@ ks split -k id -n 2 -o - -q --dead-letter dead.ndjson in.ndjson > /dev/null
 expect_eq "$(wc -l < dead.ndjson)" 3 "--dead-letter FILE"
 pass "dead letters with -o -"
 
+# A key that no line has (a -k spelt otherwise than in the events) is warned of, even with -q,
+# by split, stats and plan; a key that some line has is not.
+no_key='no line has the key -k idd (3 lines without it): is it spelt as in the events?'
+run_status ks split -k idd -n 2 -o no-key -q in.ndjson
+expect_eq "$STATUS" 0 "a key no line has: the run still succeeds"
+expect_contains "$ERR" "keyshard: warning: $no_key" "split warns"
+run_status ks split -k idd -n 2 --missing-key partition:1 -o no-key-routed -q in.ndjson
+expect_contains "$ERR" "$no_key" "split warns when the keyless lines are routed"
+run_status ks stats -k idd -n 2 in.ndjson
+expect_contains "$ERR" "$no_key" "stats warns"
+run_status ks plan -k idd --from 2 --to 3 in.ndjson
+expect_contains "$ERR" "no line has the key -k idd (5 lines without it)" "plan warns"
+printf 'a\tb\n' > fields.tsv
+run_status ks split --format delimited -k 3 -n 2 -o no-field -q fields.tsv
+expect_contains "$ERR" "no line has the key -k 3 (1 line without it): fields are numbered from 1" \
+  "delimited: the field"
+run_status ks split -k id -n 2 -o has-key -q in.ndjson
+expect_eq "$ERR" "" "no warning when some line has the key"
+pass "a key that no line has is warned of"
+
 # A dead-letter file that cannot be created stops the run before anything is written, and takes
 # the partition files it had created with it: the retry needs no --force. A file that was there
 # before is left.
