@@ -67,6 +67,13 @@ Status write_checkpoint(const std::string& dir, const Checkpoint& checkpoint) {
   return sync_directory(state_dir(dir));
 }
 
+bool run_is_writing(const std::string& dir) {
+  // (A shared lock is refused while a run holds the exclusive one; taken, it is let go at once.)
+  const std::string lock_path = state_dir(dir) + "/" + kLockFileName;
+  FileDescriptor lock(::open(lock_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  return lock.valid() && ::flock(lock.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+}
+
 Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint) {
   const std::string path = checkpoint_path(dir);
   // (Without blocking: a FIFO put in its place must not hold the run.)
@@ -75,10 +82,8 @@ Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint) {
     if (errno == ENOENT) {
       struct stat info {};
       if (::stat(state_dir(dir).c_str(), &info) == 0) {
-        // A run that is still starting holds the lock (a shared lock is refused while it does).
-        const std::string lock_path = state_dir(dir) + "/" + kLockFileName;
-        FileDescriptor lock(::open(lock_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-        if (lock.valid() && ::flock(lock.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+        // A run that is still starting holds the lock.
+        if (run_is_writing(dir)) {
           return Status::error("another keyshard run is writing here and has not written its "
                                "first checkpoint yet; this run leaves it alone",
                                dir, kExitLocked);

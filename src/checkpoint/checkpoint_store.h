@@ -22,6 +22,9 @@ Status write_checkpoint(const std::string& dir, const Checkpoint& checkpoint);
 /// Reads and checks DIR's checkpoint; refuses a missing, damaged or foreign one with a reason.
 Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint);
 
+/// Whether a run (or the --exec children of one) holds DIR's lock: it is writing there.
+bool run_is_writing(const std::string& dir);
+
 /// Removes DIR's checkpoint (split --force starts over).
 Status remove_checkpoint(const std::string& dir);
 

@@ -117,6 +117,12 @@ Status run_verify(const VerifyOptions& o) {
   const std::string dir = without_trailing_slashes(o.dir);
   Checkpoint checkpoint;
   if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
+  if (run_is_writing(dir)) {
+    // Its files hold what it wrote since its last checkpoint, or are being cut back to it.
+    return Status::error("a keyshard run is writing here, so its files are not those of a "
+                         "checkpoint; verify once it has ended",
+                         dir, kExitLocked);
+  }
   if (checkpoint.exec) {
     return Status::error("the outputs of an --exec run are written by its children, so they "
                          "have no manifest to check",

@@ -597,10 +597,35 @@ for _ in $(seq 1 200); do [ -s locked/.keyshard/lock ] && break; sleep 0.01; don
 run_status ks split -k user_id -n 8 -q --incremental -o locked events.ndjson
 expect_eq "$STATUS" 75 "a second run on a locked DIR"
 expect_contains "$ERR" "another keyshard run (pid $holder)" "the lock holder's pid"
+# verify does not take a running run's files for damaged ones.
+run_status ks verify locked
+expect_eq "$STATUS" 75 "verify while a run writes DIR"
+expect_contains "$ERR" "run is writing here" "verify says a run is writing"
 exec 9> held.fifo  # let the holder read an empty input and finish
 exec 9>&-
 wait "$holder"
-pass "a second run on the same DIR exits 75 naming the holder"
+ks verify -q locked || fail "verify once the run has ended"
+pass "a second run on the same DIR exits 75 naming the holder; verify waits for its end"
+
+# ... and a run that has written its checkpoints and goes on writing.
+mkfifo live.fifo
+"$KEYSHARD" split -k user_id -n 4 -q --checkpoint-every 64KiB --chunk-size 64KiB -o live \
+  live.fifo &
+live_run=$!
+exec 9> live.fifo
+cat events.ndjson >&9
+for _ in $(seq 1 500); do
+  grep -qE '"offset":[1-9]' live/.keyshard/checkpoint.json 2>/dev/null && break
+  sleep 0.01
+done
+run_status ks verify live
+expect_eq "$STATUS" 75 "verify while a run with checkpoints writes DIR"
+expect_contains "$ERR" "live: a keyshard run is writing here, so its files are not those of a \
+checkpoint; verify once it has ended" "the message"
+exec 9>&-
+wait "$live_run"
+ks verify -q live || fail "verify once the live run has ended"
+pass "verify of a DIR a run is writing exits 75"
 
 # Two runs started together on a DIR that does not exist yet: one writes it, the other exits
 # 75 naming it, or 2 if the first has already finished (neither fails to create the directory
