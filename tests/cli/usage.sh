@@ -225,6 +225,13 @@ check_usage "unknown option '--hash' (plan reports on all six partitioners)" \
 check_usage "(plan takes the partition counts as --from N --to M)" plan -k id -n 8 in.ndjson
 check_usage "did you mean '--hash'?" which -n 8 --hsh md5 a
 check_usage "did you mean 'murmur2'?" which -n 8 --hash mumur2 a
+# Two letters swapped are one slip, case is no slip, and a start stands for the whole option.
+check_usage "did you mean '--top'?" stats -k id -n 2 --tpo 3 in.ndjson
+check_usage "did you mean 'which'?" whcih -n 3 a
+check_usage "did you mean '--from'?" plan -k id --form 2 --to 3 in.ndjson
+check_usage "did you mean 'md5'?" which -n 3 --hash MD5 a
+check_usage "did you mean '--partitions'?" split -k id --part 8 -o - in.ndjson
+check_usage "did you mean '--output'?" split -k id -n 2 --out x in.ndjson
 run_status ks which -n 8 --skip a
 [[ "$ERR" != *"did you mean"* ]] || fail "--skip: no value offered for an option: $ERR"
 pass "misread values, repeated options, suggestions"
