@@ -136,6 +136,11 @@ std::string plain_cli11_text(std::string text) {
       at != std::string::npos && text.ends_with(" missing")) {
     return text.substr(0, at) + ": needs a value";
   }
+  // A required option or argument left out: what to give.
+  if (text == "--partitions is required") return "no partition count: give one with -n, e.g. -n 8";
+  if (text == "--from is required") return "no --from: give the partition count now, e.g. --from 8";
+  if (text == "--to is required") return "no --to: give the partition count after, e.g. --to 12";
+  if (text == "dir is required") return "no DIR: give the output directory of a split, e.g. out/";
   return text;
 }
 

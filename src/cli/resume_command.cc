@@ -110,6 +110,7 @@ Status run_resume(const ResumeOptions& o) {
   }
   if (o.threads != 0) options.threads = o.threads;
   options.quiet = o.quiet;
+  if (o.progress && o.no_progress) return Status::error(kProgressConflict, {}, kExitUsage);
   options.progress = o.progress;
   options.no_progress = o.no_progress;
   options.verbose = o.verbose;

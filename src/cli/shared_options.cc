@@ -113,13 +113,12 @@ void add_partitioning_options(CLI::App& app, SplitOptions& o, bool with_partitio
 }
 
 void add_progress_options(CLI::App& app, bool& show, bool& hide) {
-  auto* progress =
-      app.add_flag("--progress", show, "Show the progress line even when stderr is\n"
+  app.add_flag("--progress", show, "Show the progress line even when stderr is\n"
                                        "not a terminal")
           ->group("Reporting");
-  app.add_flag("--no-progress", hide, "Never show the progress line")
-      ->group("Reporting")
-      ->excludes(progress);
+  // (Given together, they are refused: kProgressConflict. CLI11's excludes() would print
+  // "Excludes:" in the help's option column.)
+  app.add_flag("--no-progress", hide, "Never show the progress line")->group("Reporting");
 }
 
 void add_progress_options(CLI::App& app, SplitOptions& o) {

@@ -95,6 +95,11 @@ Status check_standard_input(const RunConfig& config) {
   if (named == 1 && standard_stream_was_closed(STDIN_FILENO)) {
     return usage("standard input is closed; name the input files, or open it");
   }
+  if (named == 1 && ::isatty(STDIN_FILENO) == 1) {
+    // (No input file named, most often: the run would seem to hang.)
+    print_warning("reading events from the terminal: type them and end with ^D, or name the "
+                  "input files");
+  }
   return {};
 }
 
@@ -138,6 +143,7 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
   config.threads = options.threads != 0 ? options.threads
                                         : std::max(1u, std::thread::hardware_concurrency());
   if (Status status = parse_salts(options, config); !status) return status;
+  if (options.progress && options.no_progress) return usage(kProgressConflict);
   config.progress =
       options.progress || (!options.no_progress && !options.quiet && isatty(STDERR_FILENO) == 1);
   return parse_missing_key(options.missing_key, config);

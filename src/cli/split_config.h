@@ -8,6 +8,10 @@
 
 namespace keyshard {
 
+/// The refusal of --progress given with --no-progress.
+inline constexpr const char* kProgressConflict =
+    "--progress and --no-progress say opposite things: give one";
+
 Status make_run_config(const SplitOptions& options, RunConfig& config);
 
 /// For a run that starts reading its inputs (not a resumed one, which may have read standard

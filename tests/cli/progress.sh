@@ -29,6 +29,9 @@ ks split -k user_id -n 8 -j 1 -o forced --progress -q events.ndjson 2> forced.er
 grep -q 'M events' forced.err || fail "--progress did not draw"
 script -qefc "'$KEYSHARD' split -k user_id -n 8 -j 1 -o off --no-progress events.ndjson" /dev/null > off.out
 if grep -q 'M events' off.out; then fail "--no-progress drew the line"; fi
+run_status ks split -k user_id -n 8 -o both --progress --no-progress events.ndjson
+expect_eq "$STATUS" 2 "--progress with --no-progress"
+expect_contains "$ERR" "--progress and --no-progress say opposite things: give one" "the refusal"
 pass "--progress and --no-progress"
 
 # Forced onto a file, each update is a line of its own, and dead letters written to stderr

@@ -232,9 +232,21 @@ check_usage "did you mean '--from'?" plan -k id --form 2 --to 3 in.ndjson
 check_usage "did you mean 'md5'?" which -n 3 --hash MD5 a
 check_usage "did you mean '--partitions'?" split -k id --part 8 -o - in.ndjson
 check_usage "did you mean '--output'?" split -k id -n 2 --out x in.ndjson
+# A required option left out is named with what to give.
+check_usage "no partition count: give one with -n, e.g. -n 8" split -k id -o - in.ndjson
+check_usage "no partition count: give one with -n, e.g. -n 8" which a
+check_usage "no --from: give the partition count now" plan -k id --to 3 in.ndjson
+check_usage "no DIR: give the output directory of a split" verify
+check_usage "no DIR: give the output directory of a split" resume
 run_status ks which -n 8 --skip a
 [[ "$ERR" != *"did you mean"* ]] || fail "--skip: no value offered for an option: $ERR"
 pass "misread values, repeated options, suggestions"
+
+# Standard input at a terminal (no input named): the run says it is reading it.
+out=$(script -qc "timeout -s INT 1 '$KEYSHARD' split -k id -n 2 -q -o tty-out" /dev/null || true)
+expect_contains "$out" "keyshard: warning: reading events from the terminal: type them and end \
+with ^D, or name the input files" "reading the terminal is said"
+pass "reading the terminal is said"
 
 # resume and verify name a file given for the directory as such (a usage error).
 for command in resume verify; do
