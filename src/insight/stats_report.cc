@@ -95,11 +95,11 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
                      HeavyHitters::kKeyBytes);
     } else {
       fmt::format_to(it,
-                     "\nwhat if: salting {} {} over {} sub-keys each would make the skew "
+                     "\nwhat if: salting {} {} over {} sub-keys{} would make the skew "
                      "{:.2f} (now {:.2f})",
                      salted.keys == 1 ? "this" : "these " + std::to_string(salted.keys),
-                     salted.keys == 1 ? "key" : "keys", request.sub_keys, salted.skew,
-                     stats.skew());
+                     salted.keys == 1 ? "key" : "keys", request.sub_keys,
+                     salted.keys == 1 ? "" : " each", salted.skew, stats.skew());
     }
     if (salted.keys > 0 && salted.left_out > 0) {
       fmt::format_to(it, "; {} key{} longer than {} bytes left out", salted.left_out,
