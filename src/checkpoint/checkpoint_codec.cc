@@ -277,13 +277,17 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
         if (!r.ok()) break;
         HotKeyDecision decision;
         decision.key = r.bytes(d, "key");
-        decision.input = static_cast<uint32_t>(r.number(d, "input"));
+        const uint64_t input = r.number(d, "input");
+        decision.input = static_cast<uint32_t>(input);
         decision.offset = r.number(d, "offset");
-        decision.sub_keys = static_cast<uint32_t>(r.number(d, "sub_keys"));
+        const uint64_t sub_keys = r.number(d, "sub_keys");
+        decision.sub_keys = static_cast<uint32_t>(sub_keys);
         decision.events = r.number(d, "events");
         c.salt.automatic_dealt.push_back(r.number(d, "dealt"));
-        if (r.ok() && (decision.sub_keys == 0 ||
-                       (decision.input >= c.inputs.size() && decision.input != kEarlierInput))) {
+        // (kEarlierInput: an input of an earlier --incremental run, gone since.)
+        const bool input_known =
+            input < c.inputs.size() || (c.incremental && input == kEarlierInput);
+        if (r.ok() && (sub_keys == 0 || sub_keys > UINT32_MAX || !input_known)) {
           r.fail("a hot-key decision is out of range");
         }
         c.salt.decisions.push_back(std::move(decision));

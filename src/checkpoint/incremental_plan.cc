@@ -43,9 +43,12 @@ void renumber_decision_inputs(const Checkpoint& previous, const std::vector<Inpu
     const InputPosition& was = previous.inputs[decision.input];
     decision.input = kEarlierInput;
     for (size_t i = 0; i < plan.size(); ++i) {
+      // The plan carries a recorded position over as it was (a new file that got a deleted
+      // one's inode starts afresh, at 0, without fingerprints).
       const InputPosition& now = plan[i].position;
-      if (was.device != 0 ? now.device == was.device && now.inode == was.inode
-                          : now.path == was.path) {
+      if (now.device == was.device && now.inode == was.inode && now.offset == was.offset &&
+          now.head_hash == was.head_hash && now.tail_hash == was.tail_hash &&
+          (was.device != 0 || now.path == was.path)) {
         decision.input = static_cast<uint32_t>(i);
         break;
       }

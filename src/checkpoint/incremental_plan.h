@@ -28,7 +28,8 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
                                          int64_t previous_seen = 0);
 
 /// The hot-key `decisions` of the last run, their inputs renumbered from `previous`'s to the
-/// `plan`'s (the same file, by device and inode); one no longer in the plan is kEarlierInput.
+/// `plan`'s (the position the plan carries over from `previous`); one no longer in the plan is
+/// kEarlierInput.
 void renumber_decision_inputs(const Checkpoint& previous, const std::vector<InputStart>& plan,
                               std::vector<HotKeyDecision>& decisions);
 

@@ -12,11 +12,11 @@
 
 namespace keyshard {
 
-/// A key --hot-keys auto decided to salt: from which event on, and over how many sub-keys.
 /// A HotKeyDecision's input when an earlier --incremental run read it and this one no longer
 /// names nor carries it.
 inline constexpr uint32_t kEarlierInput = UINT32_MAX;
 
+/// A key --hot-keys auto decided to salt: from which event on, and over how many sub-keys.
 struct HotKeyDecision {
   std::string key;
   uint32_t input = 0;     // an index into the run's inputs, or kEarlierInput

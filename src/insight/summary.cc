@@ -31,10 +31,11 @@ std::string with_commas(uint64_t value) {
   return out;
 }
 
-// An input by index; a decision an earlier --incremental run made may name an input no longer
-// given.
-std::string input_name(const RunStats& stats, uint32_t input) {
-  return input < stats.inputs.size() ? stats.inputs[input] : "an earlier input";
+// An input by index; a decision an earlier --incremental run made may name an input this run
+// neither reads nor keeps a position of (kEarlierInput): it has no name here.
+std::optional<std::string> input_name(const RunStats& stats, uint32_t input) {
+  if (input >= stats.inputs.size()) return std::nullopt;
+  return stats.inputs[input];
 }
 
 // A hot key as the reports show it: its first bytes, like the heaviest keys (the whole key
@@ -78,8 +79,10 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
   }
   for (const HotKeyDecision& decision : stats.hot_key_decisions) {
     const std::string key = HeavyHitters::display(shown_key(decision));
+    const std::optional<std::string> input = input_name(stats, decision.input);
     fmt::format_to(it, "  hot key {} salted over {} sub-keys from {} byte {}: {} event{}\n",
-                   key, decision.sub_keys, visible_controls(input_name(stats, decision.input)),
+                   key, decision.sub_keys,
+                   input ? visible_controls(*input) : "an earlier run's input, gone since,",
                    decision.offset, with_commas(decision.events), decision.events == 1 ? "" : "s");
   }
   fmt::format_to(it, "  partitions {} ({})  skew {:.2f} events, {:.2f} bytes (max/mean)\n",
@@ -174,7 +177,11 @@ std::string format_summary_json(const RunStats& stats, const RunConfig& config) 
     HeavyHitters::append_json_key(out, key);
     fmt::format_to(it, ", \"truncated\": {}", key.truncated);
     out += ", \"input\": ";
-    append_json_text(out, input_name(stats, decision.input));
+    if (const std::optional<std::string> input = input_name(stats, decision.input)) {
+      append_json_text(out, *input);
+    } else {
+      out += "null";  // an earlier run's input, gone since
+    }
     fmt::format_to(it, ", \"offset\": {}, \"sub_keys\": {}, \"events\": {}}}", decision.offset,
                    decision.sub_keys, decision.events);
   }

@@ -218,7 +218,13 @@ expect_contains "$ERR" 'salted over 4 sub-keys from hot-a.ndjson byte ' "carried
 rm hot-a.ndjson
 hot_run hot-b.ndjson
 expect_eq "$STATUS" 0 "after the salted input is gone: $ERR"
-expect_contains "$ERR" 'salted over 4 sub-keys from an earlier input byte ' "gone"
+expect_contains "$ERR" "salted over 4 sub-keys from an earlier run's input, gone since, byte " \
+  "gone"
+python3 - hot/keyshard-summary.json <<'PY' || fail "a gone input has no name in the summary file"
+import json, sys
+[decision] = json.load(open(sys.argv[1]))["hot_keys_salted"]
+assert decision["input"] is None, decision
+PY
 hot_run hot-b.ndjson
 expect_eq "$STATUS" 0 "its checkpoint reads back: $ERR"
 pass "options are compared as they act"

@@ -128,6 +128,21 @@ TEST_CASE("a run without a dead-letter file, salting or inputs' history round-tr
   CHECK_FALSE(decoded.run_base.has_value());  // not --incremental, or an older checkpoint
 }
 
+TEST_CASE("a hot-key decision of a gone input is known to --incremental checkpoints only") {
+  Checkpoint c = sample();  // --incremental
+  c.salt.decisions[0].input = kEarlierInput;
+  Checkpoint decoded;
+  REQUIRE(decode_checkpoint(encode_checkpoint(c), "cp", decoded).ok());
+  CHECK(decoded.salt.decisions[0].input == kEarlierInput);
+  c.incremental = false;
+  const Status status = decode_checkpoint(encode_checkpoint(c), "cp", decoded);
+  CHECK_FALSE(status.ok());
+  CHECK(status.message().find("a hot-key decision is out of range") != std::string::npos);
+  c.salt.decisions[0].input = static_cast<uint32_t>(c.inputs.size());
+  c.incremental = true;
+  CHECK_FALSE(decode_checkpoint(encode_checkpoint(c), "cp", decoded).ok());
+}
+
 TEST_CASE("every truncation of a checkpoint is refused") {
   const std::string text = encode_checkpoint(sample());
   for (size_t length = 0; length < text.size(); ++length) {
