@@ -97,11 +97,24 @@ std::vector<std::pair<uint64_t, uint64_t>> HeavyHitters::counts() const {
   return result;
 }
 
+namespace {
+
+// What a summary of m counters takes from every count when it is given more than m (a merge, a
+// restore): the (m+1)-th largest, so that only m stay above it.
+uint64_t cut_for(std::vector<uint64_t> counts, size_t counters) {
+  if (counts.size() <= counters) return 0;
+  std::nth_element(counts.begin(), counts.begin() + static_cast<long>(counters), counts.end(),
+                   std::greater<>());
+  return counts[counters];
+}
+
+}  // namespace
+
 uint64_t HeavyHitters::error_bound() const {
-  // Each cancellation takes the same amount c from m + 1 counts (the m counters and the new
-  // key's; in a merge, the m + 1 largest), so C falls short of N by (m + 1) c, while no count
-  // falls short of its key's true count by more than the sum of the c's.
-  if (restored_partly_) return total_ / (counters_ + 1);
+  // Each cancellation takes the same amount c from at least m + 1 counts (the m counters and
+  // the new key's; in a merge or a restore, the m + 1 largest and any below), so C falls short of
+  // N by at least (m + 1) c, while no count falls short of its key's true count by more than
+  // the sum of the c's.
   uint64_t counted = 0;
   for (const Slot& slot : slots_) counted += slot.count;
   return (total_ - std::min(counted, total_)) / (counters_ + 1);
@@ -113,14 +126,13 @@ void HeavyHitters::restore(const std::vector<std::pair<uint64_t, uint64_t>>& cou
   free_keys_.clear();
   for (size_t i = counters_; i > 0; --i) free_keys_.push_back(static_cast<uint32_t>(i - 1));
   used_ = 0;
-  restored_partly_ = false;
+  // (More counts than counters, from a wider summary: cut as a merge does.)
+  std::vector<uint64_t> all;
+  for (const auto& entry : counts) all.push_back(entry.second);
+  const uint64_t cut = cut_for(std::move(all), counters_);
   for (const auto& [hash, count] : counts) {
-    if (count == 0 || find(hash) != nullptr) continue;
-    if (used_ == counters_) {
-      restored_partly_ = true;
-      break;
-    }
-    insert({}, hash, count, 0);
+    if (count <= cut || find(hash) != nullptr || used_ == counters_) continue;
+    insert({}, hash, count - cut, 0);
   }
   total_ = total;
 }
@@ -141,14 +153,13 @@ std::vector<HeavyHitters::Counter> HeavyHitters::counters() const {
 
 void HeavyHitters::restore(const std::vector<Counter>& counters, uint64_t total) {
   restore(std::vector<std::pair<uint64_t, uint64_t>>{}, total);
+  std::vector<uint64_t> all;
+  for (const Counter& counter : counters) all.push_back(counter.count);
+  const uint64_t cut = cut_for(std::move(all), counters_);
   for (const Counter& counter : counters) {
-    if (counter.count == 0 || find(counter.hash) != nullptr) continue;
-    if (used_ == counters_) {
-      restored_partly_ = true;
-      break;
-    }
+    if (counter.count <= cut || find(counter.hash) != nullptr || used_ == counters_) continue;
     const std::string_view kept(counter.key.data(), std::min(counter.key.size(), kKeyBytes));
-    insert(kept, counter.hash, counter.count,
+    insert(kept, counter.hash, counter.count - cut,
            std::max<uint64_t>(counter.length, kept.size()));
   }
 }
@@ -220,7 +231,6 @@ void HeavyHitters::merge(const HeavyHitters& other) {
     }
   }
   total_ += other.total_;
-  restored_partly_ = restored_partly_ || other.restored_partly_;
   uint64_t cut = 0;
   if (combined.size() > counters_) {
     std::nth_element(combined.begin(), combined.begin() + static_cast<long>(counters_),

@@ -110,7 +110,6 @@ class HeavyHitters {
   std::vector<uint32_t> free_keys_;  // indices of keys_ not in use
   size_t used_ = 0;
   uint64_t total_ = 0;
-  bool restored_partly_ = false;  // a restore left counters out: only N / (m + 1) holds
 };
 
 }  // namespace keyshard
