@@ -44,7 +44,7 @@ Status run_plan(const PlanOptions& options) {
   }
   const std::string report = options.json ? format_plan_json(plan) : format_plan_text(plan);
   std::fwrite(report.data(), 1, report.size(), stdout);
-  warn_if_no_line_has_the_key(config.keys, plan.events, plan.lines - plan.events);
+  warn_if_no_line_has_the_key(config.keys, plan.events, plan.missing_key);
   return {};
 }
 

@@ -88,6 +88,15 @@ void warn_if_no_line_has_the_key(const KeySpec& keys, uint64_t with_key, uint64_
                                    "unless given)"));
 }
 
+void warn_if_no_line_has_the_key(const KeySpec& keys, const RunStats& stats) {
+  uint64_t events = 0;  // with --missing-key partition:P, some without the key
+  for (const uint64_t in_partition : stats.partition_events) events += in_partition;
+  const uint64_t routed = std::min(events, stats.missing_key_routed);
+  warn_if_no_line_has_the_key(
+      keys, events - routed,
+      stats.bad_by_reason[static_cast<size_t>(BadReason::kMissingKey)] + routed);
+}
+
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before) {
   // What resume needs besides DIR: a stream read on standard input, given again.
   const bool read_stdin =
@@ -201,12 +210,8 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     const std::string text = format_summary_text(stats, config);
     std::fwrite(text.data(), 1, text.size(), stderr);
   }
-  uint64_t written = 0;
-  for (const uint64_t events : stats.partition_events) written += events;
-  const uint64_t without_key =
-      stats.bad_by_reason[static_cast<size_t>(BadReason::kMissingKey)] + stats.missing_key_routed;
-  warn_if_no_line_has_the_key(config.keys, written - std::min(written, stats.missing_key_routed),
-                              without_key);
+  // (Over every run an --incremental one continues: its -k matched theirs.)
+  warn_if_no_line_has_the_key(config.keys, result.stats);
   return check_guardrails(config, stats);
 }
 

@@ -48,11 +48,7 @@ Status run_stats(const StatsOptions& options) {
   const std::string report = options.json ? format_stats_json(result.stats, config, request)
                                           : format_stats_text(result.stats, config, request);
   std::fwrite(report.data(), 1, report.size(), stdout);
-  uint64_t with_key = 0;
-  for (const uint64_t events : result.stats.partition_events) with_key += events;
-  warn_if_no_line_has_the_key(
-      config.keys, with_key,
-      result.stats.bad_by_reason[static_cast<size_t>(BadReason::kMissingKey)]);
+  warn_if_no_line_has_the_key(config.keys, result.stats);
   return {};
 }
 

@@ -31,7 +31,9 @@ double ResizePlan::ideal() const {
 }
 
 Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, ResizePlan& plan) {
-  plan = ResizePlan{from, to, 0, 0, 0, {}};
+  plan = ResizePlan{};
+  plan.from = from;
+  plan.to = to;
   std::vector<Partitioner> before, after;
   for (HashKind hash : kAllHashes) {
     before.emplace_back(hash, from);
@@ -55,7 +57,10 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
       ++plan.lines;
       const Extraction extraction =
           extractor.extract(chunk.line(i), readable_end - chunk.line_starts[i]);
-      if (!extraction.ok) continue;
+      if (!extraction.ok) {
+        if (extraction.reason == BadReason::kMissingKey) ++plan.missing_key;
+        continue;
+      }
       ++plan.events;
       auto [entry, added] =
           keys.try_emplace(XXH3_64bits(extraction.key.data(), extraction.key.size()));

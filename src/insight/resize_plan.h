@@ -24,6 +24,7 @@ struct ResizePlan {
   uint32_t to = 0;
   uint64_t lines = 0;
   uint64_t events = 0;         // lines with a key
+  uint64_t missing_key = 0;    // lines (JSON objects, or delimited lines) without it
   uint64_t distinct_keys = 0;
   std::vector<ResizeFigures> per_hash;  // in the order of --hash's canonical names
   double ideal() const;        // |M - N| / max(M, N)

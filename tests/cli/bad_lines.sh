@@ -59,8 +59,19 @@ run_status ks split -k idd -n 2 --missing-key partition:1 -o no-key-routed -q in
 expect_contains "$ERR" "$no_key" "split warns when the keyless lines are routed"
 run_status ks stats -k idd -n 2 in.ndjson
 expect_contains "$ERR" "$no_key" "stats warns"
+run_status ks stats -k idd -n 2 --missing-key partition:1 in.ndjson
+expect_contains "$ERR" "$no_key" "stats warns when the keyless lines are routed"
 run_status ks plan -k idd --from 2 --to 3 in.ndjson
-expect_contains "$ERR" "no line has the key -k idd (5 lines without it)" "plan warns"
+expect_contains "$ERR" "$no_key" "plan warns"
+printf 'a,b\nc,d\n' > not-json.txt
+run_status ks plan -k id --from 2 --to 3 not-json.txt
+expect_eq "$ERR" "" "no such warning when the lines are not JSON objects"
+# An --incremental run whose new lines all lack the key: its -k is the one earlier runs found.
+printf '{"id":"a"}\n' > growing.ndjson
+ks split -q --incremental -k id -n 2 -o growing growing.ndjson
+printf '{"heartbeat":1}\n' >> growing.ndjson
+run_status ks split -q --incremental -k id -n 2 -o growing growing.ndjson
+expect_eq "$ERR" "" "no warning in a later --incremental run"
 printf 'a\tb\n' > fields.tsv
 run_status ks split --format delimited -k 3 -n 2 -o no-field -q fields.tsv
 expect_contains "$ERR" "no line has the key -k 3 (1 line without it): fields are numbered from 1" \
