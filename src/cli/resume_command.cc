@@ -48,6 +48,7 @@ CLI::App* add_resume_command(CLI::App& app, ResumeOptions& o) {
 }
 
 Status run_resume(const ResumeOptions& o) {
+  if (o.progress && o.no_progress) return Status::error(kProgressConflict, {}, kExitUsage);
   std::string dir = without_trailing_slashes(o.dir);
   Checkpoint checkpoint;
   if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
@@ -93,10 +94,10 @@ Status run_resume(const ResumeOptions& o) {
       !checkpoint.dead_letter->file.starts_with('/')) {
     // A dead-letter file named inside DIR is recorded by its name there: it is where DIR is
     // now, which may have moved since.
-    std::error_code error;
+    std::error_code unknown;
     const std::filesystem::path inside =
-        std::filesystem::absolute(dir, error) / checkpoint.dead_letter->file;
-    if (!error) options.dead_letter = inside.lexically_normal().string();
+        std::filesystem::absolute(dir, unknown) / checkpoint.dead_letter->file;
+    if (!unknown) options.dead_letter = inside.lexically_normal().string();
   }
   options.inputs.clear();
   for (const InputPosition& input : checkpoint.inputs) options.inputs.push_back(input.path);
@@ -110,7 +111,6 @@ Status run_resume(const ResumeOptions& o) {
   }
   if (o.threads != 0) options.threads = o.threads;
   options.quiet = o.quiet;
-  if (o.progress && o.no_progress) return Status::error(kProgressConflict, {}, kExitUsage);
   options.progress = o.progress;
   options.no_progress = o.no_progress;
   options.verbose = o.verbose;

@@ -11,8 +11,8 @@
 
 #include "pipeline/write_alignment.h"
 #include "sinks/dead_letter.h"
-#include "util/json_text.h"
 #include "util/files.h"
+#include "util/json_text.h"
 #include "util/stderr_lines.h"
 
 namespace keyshard {

@@ -609,21 +609,23 @@ pass "a second run on the same DIR exits 75 naming the holder; verify waits for 
 
 # ... and a run that has written its checkpoints and goes on writing.
 mkfifo live.fifo
+(cat events.ndjson; sleep 60) > live.fifo &
+live_writer=$!
 "$KEYSHARD" split -k user_id -n 4 -q --checkpoint-every 64KiB --chunk-size 64KiB -o live \
   live.fifo &
 live_run=$!
-exec 9> live.fifo
-cat events.ndjson >&9
-for _ in $(seq 1 500); do
+for _ in $(seq 1 3000); do
   grep -qE '"offset":[1-9]' live/.keyshard/checkpoint.json 2>/dev/null && break
   sleep 0.01
 done
+grep -qE '"offset":[1-9]' live/.keyshard/checkpoint.json || fail "no checkpoint of the live run"
 run_status ks verify live
 expect_eq "$STATUS" 75 "verify while a run with checkpoints writes DIR"
 expect_contains "$ERR" "live: a keyshard run is writing here, so its files are not those of a \
 checkpoint; verify once it has ended" "the message"
-exec 9>&-
-wait "$live_run"
+kill "$live_writer" 2>/dev/null || true  # the end of the run's input
+wait "$live_run" || fail "the live run"
+wait "$live_writer" 2>/dev/null || true
 ks verify -q live || fail "verify once the live run has ended"
 pass "verify of a DIR a run is writing exits 75"
 

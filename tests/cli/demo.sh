@@ -10,12 +10,10 @@ while IFS= read -r line; do
   [[ "$line" == '"$keyshard"'* ]] || fail "a command that may die of SIGPIPE feeds head: $line"
 done < <(grep -E '^[^#]*\|[[:space:]]*head' "$SOURCE_DIR/samples/demo.sh" | grep -v '^step ')
 
-for round in $(seq 1 10); do
+for round in 1 2 3; do
   run_status env DEMO_DIR="$WORK/demo" bash "$SOURCE_DIR/samples/demo.sh" "$KEYSHARD"
   expect_eq "$STATUS" 0 "the demo, round $round: $ERR"
 done
-partition=$(ks which -n 4 acc-0007)
-expect_contains "$OUT" "$(printf '\n%s\n' "$partition")" "the partition of acc-0007"
 expect_eq "$(printf '%s\n' "$OUT" | grep -c '"account":"acc-0007"')" 3 "three acc-0007 events"
 expect_contains "$OUT" '"reason":"' "the dead letters"
 expect_contains "$OUT" "The outputs are in $WORK/demo." "the last line"

@@ -32,6 +32,9 @@ if grep -q 'M events' off.out; then fail "--no-progress drew the line"; fi
 run_status ks split -k user_id -n 8 -o both --progress --no-progress events.ndjson
 expect_eq "$STATUS" 2 "--progress with --no-progress"
 expect_contains "$ERR" "--progress and --no-progress say opposite things: give one" "the refusal"
+run_status ks resume --progress --no-progress both
+expect_eq "$STATUS" 2 "resume with --progress and --no-progress, before DIR is looked at"
+expect_contains "$ERR" "--progress and --no-progress say opposite things" "resume's refusal"
 pass "--progress and --no-progress"
 
 # Forced onto a file, each update is a line of its own, and dead letters written to stderr

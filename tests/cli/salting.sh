@@ -212,15 +212,23 @@ PY
 # ... and in the middle of an input, the line after the crossing one.
 head -c 20000000 zipf.ndjson | head -n -1 > zipf-head.ndjson
 ks split -q -k user_id -n 8 --hot-keys auto -o offsets zipf-head.ndjson
-python3 - offsets/keyshard-summary.json annotated.out zipf-head.ndjson <<'PY' || \
+# (-o -: the events in input order, each with its sub-key as _salt when salted.)
+ks split -q -k user_id -n 8 --hot-keys auto --annotate salt -o - zipf-head.ndjson \
+  > annotated.ndjson
+python3 - offsets/keyshard-summary.json annotated.ndjson zipf-head.ndjson <<'PY' || \
   fail "the offset of the first salted event"
 import json, sys
 decisions = json.load(open(sys.argv[1]))["hot_keys_salted"]
 assert decisions, "no key salted in the first 20 MB"
-data = open(sys.argv[3], "rb").read()
-for d in decisions:
-    line = data[d["offset"]:data.index(b"\n", d["offset"])]
-    assert json.loads(line)["user_id"] == d["key"], (d, line[:80])
-    assert data[d["offset"] - 1:d["offset"]] == b"\n", d
+first = {}  # key -> byte offset in the input of its first salted event
+offset = 0
+with open(sys.argv[2]) as annotated, open(sys.argv[3], "rb") as source:
+    for line, raw in zip(annotated, source):
+        event = json.loads(line)
+        assert event["user_id"] == json.loads(raw)["user_id"], offset
+        if "_salt" in event:
+            first.setdefault(event["user_id"], offset)
+        offset += len(raw)
+assert {d["key"]: d["offset"] for d in decisions} == first, (decisions, first)
 PY
 pass "the summary names the first salted event"

@@ -242,8 +242,9 @@ run_status ks which -n 8 --skip a
 [[ "$ERR" != *"did you mean"* ]] || fail "--skip: no value offered for an option: $ERR"
 pass "misread values, repeated options, suggestions"
 
-# Standard input at a terminal (no input named): the run says it is reading it.
-out=$(script -qc "timeout -s INT 1 '$KEYSHARD' split -k id -n 2 -q -o tty-out" /dev/null || true)
+# Standard input at a terminal (no input named): the run says it is reading it (and ends at the
+# ^D typed there).
+out=$(printf '\004' | timeout 30 script -qc "'$KEYSHARD' split -k id -n 2 -q -o tty-out" /dev/null)
 expect_contains "$out" "keyshard: warning: reading events from the terminal: type them and end \
 with ^D, or name the input files" "reading the terminal is said"
 pass "reading the terminal is said"
