@@ -37,12 +37,8 @@ std::string with_named_argument(const std::string& name) {
   return result;
 }
 
-// The name of each partition's file under `options`, or nothing when they are refused.
-std::optional<std::vector<std::string>> file_names(const SplitOptions& options) {
-  SplitOptions probe = options;
-  if (probe.inputs.empty()) probe.inputs.push_back("input");
-  RunConfig config;
-  if (!make_run_config(probe, config)) return std::nullopt;
+// The name of each partition's file under `config`.
+std::vector<std::string> file_names(const RunConfig& config) {
   std::vector<std::string> names;
   for (uint32_t partition = 0; partition < config.partitions; ++partition) {
     names.push_back(partition_file_name(config, partition));
@@ -50,15 +46,24 @@ std::optional<std::vector<std::string>> file_names(const SplitOptions& options) 
   return names;
 }
 
+// The run configuration of `options` (recorded options name no inputs; only their settings
+// count), or nothing when they are refused.
+std::optional<RunConfig> config_of(const SplitOptions& options) {
+  SplitOptions probe = options;
+  if (probe.inputs.empty()) probe.inputs.push_back("input");
+  RunConfig config;
+  if (!make_run_config(probe, config)) return std::nullopt;
+  return config;
+}
+
 }  // namespace
 
 SplitOptions acting_options(const SplitOptions& options, const std::string& dir,
                             const SplitOptions* other) {
   SplitOptions acting = options;
-  SplitOptions probe = options;  // (recorded options name no inputs; only their settings count)
-  if (probe.inputs.empty()) probe.inputs.push_back("input");
-  RunConfig config;
-  if (Status status = make_run_config(probe, config); !status) return acting;
+  const std::optional<RunConfig> given = config_of(options);
+  if (!given) return acting;
+  const RunConfig& config = *given;
   acting.hash = hash_name(config.hash);
   acting.compress = config.zstd_level ? fmt::format("zstd:{}", *config.zstd_level) : "none";
   acting.hot_keys = config.hot_keys_share ? fmt::format("auto:{}", *config.hot_keys_share) : "";
@@ -67,8 +72,10 @@ SplitOptions acting_options(const SplitOptions& options, const std::string& dir,
   if (other != nullptr && other->name != options.name) {
     // Templates spelt otherwise that name every file alike ("p{partition:03}" and
     // "p{partition:03d}") are the same --name.
-    const auto names = file_names(options);
-    if (names && names == file_names(*other)) acting.name = with_named_argument(other->name);
+    const std::optional<RunConfig> others = config_of(*other);
+    if (others && file_names(config) == file_names(*others)) {
+      acting.name = with_named_argument(other->name);
+    }
   }
   acting.missing_key = config.missing_key_partition
                            ? fmt::format("partition:{}", *config.missing_key_partition)

@@ -89,8 +89,8 @@ void warn_if_no_line_has_the_key(const KeySpec& keys, uint64_t with_key, uint64_
 }
 
 void warn_if_no_line_has_the_key(const KeySpec& keys, const RunStats& stats) {
-  uint64_t events = 0;  // with --missing-key partition:P, some without the key
-  for (const uint64_t in_partition : stats.partition_events) events += in_partition;
+  // (With --missing-key partition:P, some events written are without the key.)
+  const uint64_t events = stats.events_written();
   const uint64_t routed = std::min(events, stats.missing_key_routed);
   warn_if_no_line_has_the_key(
       keys, events - routed,
