@@ -245,25 +245,26 @@ expect_killed_mid_run() {
   grep -q '"complete": false' "$1/.keyshard/checkpoint.json" ||
     fail "$1: the run ended before it was killed; nothing was tested"
 }
-# end_cut_short DIR: a child stopped mid-line leaves its output without a final newline; made
-# sure of here for DIR's part-00000 (unless the kill did it already).
+# end_cut_short DIR [REF]: a child stopped mid-line leaves its output without a final newline;
+# made sure of here for DIR's part-00000 (unless the kill did it already), with the start of an
+# event of REF (exec-ref).
 end_cut_short() {
   expect_killed_mid_run "$1"
   [ -n "$(tail -c 1 "$1/part-00000.ndjson")" ] ||
-    head -c 20 exec-ref/part-00000.ndjson >> "$1/part-00000.ndjson"
+    head -c 20 "${2:-exec-ref}/part-00000.ndjson" >> "$1/part-00000.ndjson"
 }
 kill_after_first_checkpoint exec-crash -k user_id -n 4 -q --exec cat --chunk-size 64KiB \
   --checkpoint-every 256KiB more.ndjson
 end_cut_short exec-crash
 ks resume -q exec-crash
-# expect_at_least_once DIR WHAT: DIR's outputs hold every event of exec-ref's, in lines of their
-# own. A SIGKILL while keyshard was writing to a child may have left that child one line cut
+# expect_at_least_once DIR WHAT [REF]: DIR's outputs hold every event of REF's (exec-ref's), in
+# lines of their own. A SIGKILL while keyshard was writing to a child may have left that child one line cut
 # short (its event comes after the checkpoint and is sent again in full); resume ends that line,
 # so the resumed child's first line is a line of its own. Nothing else may be there that is not
 # an event.
 expect_at_least_once() {
   local f got
-  for f in exec-ref/part-*.ndjson; do
+  for f in "${3:-exec-ref}"/part-*.ndjson; do
     got="$1/$(basename "$f")"
     python3 - "$f" "$got" <<'PY' || fail "$2: the events of $(basename "$f")"
 import sys
@@ -306,20 +307,26 @@ kill_when_fed() {
   kill "-$signal" "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
+# (An input of full size in sanitizer builds too: were it all read ahead of the children, a
+# signal once they are fed could come after its last line was read, and the run would end
+# complete.)
+"$GEN_EVENTS" --events 400000 --seed 2 > fed.ndjson
+ks split -k user_id -n 4 -o fed-ref -q --exec cat fed.ndjson
 kill_when_fed KILL exec-early "$KEYSHARD" split -k user_id -n 4 -q --exec cat \
-  --checkpoint-every off -o exec-early more.ndjson
-end_cut_short exec-early
+  --checkpoint-every off -o exec-early fed.ndjson
+end_cut_short exec-early fed-ref
 ks resume -q exec-early
-expect_at_least_once exec-early "--exec killed before its first checkpoint, resumed"
+expect_at_least_once exec-early "--exec killed before its first checkpoint, resumed" fed-ref
 kill_when_fed TERM exec-stop "$KEYSHARD" split -k user_id -n 4 -q --exec cat \
-  --checkpoint-every off -o exec-stop more.ndjson
+  --checkpoint-every off -o exec-stop fed.ndjson
 expect_killed_mid_run exec-stop
 grep -q '"exec_settled": true' exec-stop/.keyshard/checkpoint.json ||
   fail "--exec stopped by SIGTERM: the checkpoint says every child ended its output"
 kill_when_fed KILL exec-stop "$KEYSHARD" resume -q exec-stop
-end_cut_short exec-stop
+end_cut_short exec-stop fed-ref
 ks resume -q exec-stop
-expect_at_least_once exec-stop "--exec stopped, resumed, killed before a checkpoint, resumed"
+expect_at_least_once exec-stop "--exec stopped, resumed, killed before a checkpoint, resumed" \
+  fed-ref
 pass "--exec with resume: at-least-once"
 
 # A child whose output is not text (gzip) ends it whole when keyshard is killed; resume leaves
