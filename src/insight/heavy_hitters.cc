@@ -231,14 +231,9 @@ void HeavyHitters::merge(const HeavyHitters& other) {
     }
   }
   total_ += other.total_;
-  uint64_t cut = 0;
-  if (combined.size() > counters_) {
-    std::nth_element(combined.begin(), combined.begin() + static_cast<long>(counters_),
-                     combined.end(),
-                     [](const Merged& a, const Merged& b) { return a.count > b.count; });
-    cut = combined[counters_].count;
-    combined.resize(counters_);
-  }
+  std::vector<uint64_t> counts;
+  for (const Merged& merged : combined) counts.push_back(merged.count);
+  const uint64_t cut = cut_for(std::move(counts), counters_);  // at most m counts stay above it
   std::fill(slots_.begin(), slots_.end(), Slot{});
   used_ = 0;
   free_keys_.clear();
