@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <zstd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 
@@ -63,7 +64,12 @@ std::string check_output(const std::string& path, const OutputState& recorded, b
                          bool complete) {
   // (O_NONBLOCK: a FIFO put in a file's place must not hold verify up; it is refused below.)
   FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (!fd.valid()) return "cannot open: " + errno_text(errno);
+  if (!fd.valid()) {
+    // An unfinished run's output that holds nothing yet: a crash may leave it missing (it was
+    // not yet synced), and `resume` creates it again.
+    if (errno == ENOENT && recorded.size == 0 && !complete) return {};
+    return "cannot open: " + errno_text(errno);
+  }
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) return "cannot stat: " + errno_text(errno);
   if (!S_ISREG(info.st_mode)) {

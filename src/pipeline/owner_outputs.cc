@@ -145,9 +145,6 @@ Status PartitionOwner::open(ExecCollector* collector) {
   auto wrap = [this](std::unique_ptr<Sink> sink) {
     return zstd_ ? make_zstd_sink(std::move(sink), zstd_.get()) : std::move(sink);
   };
-  auto start = [this](Sink& sink) {  // (a resumed output has its first frame already)
-    return zstd_ && resume_ == nullptr ? start_zstd_stream(sink, *zstd_) : Status{};
-  };
   if (config_.exec() && config_.exec_per_worker) {
     const std::string label = "worker " + std::to_string(index_);
     if (Status status = open_exec_output(
@@ -170,14 +167,12 @@ Status PartitionOwner::open(ExecCollector* collector) {
   } else if (config_.to_stdout) {
     if (index_ == 0) {
       std::unique_ptr<Sink> sink = make_stdout_sink();
-      if (Status status = start(*sink); !status) return status;
       outputs_.push_back(Output{wrap(std::move(sink)), new_buffer()});
     }
   } else {
     for (uint32_t p = index_; p < config_.partitions; p += count_) {
       std::unique_ptr<Sink> sink;
       if (Status status = open_partition_file(p, sink); !status) return status;
-      if (Status status = start(*sink); !status) return status;
       outputs_.push_back(Output{wrap(std::move(sink)), new_buffer()});
     }
   }

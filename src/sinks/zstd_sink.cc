@@ -19,26 +19,34 @@ Status ZstdContext::compress(std::string_view block, std::string& out, const std
   return {};
 }
 
-Status start_zstd_stream(Sink& inner, ZstdContext& context) {
-  std::string frame;
-  if (Status status = context.compress({}, frame, inner.name()); !status) return status;
-  return inner.write(frame);
-}
-
 namespace {
 
 class ZstdSink final : public Sink {
  public:
   ZstdSink(std::unique_ptr<Sink> inner, ZstdContext* context)
-      : inner_(std::move(inner)), context_(context) {}
+      : inner_(std::move(inner)),
+        context_(context),
+        has_frame_(inner_->file_size().value_or(0) > 0) {}
 
   Status write(std::string_view block) override {
     if (block.empty()) return {};
     if (Status status = context_->compress(block, frame_, inner_->name()); !status) return status;
+    has_frame_ = true;
     return inner_->write(frame_);
   }
 
-  Status finish() override { return inner_->finish(); }
+  Status finish() override {
+    if (!has_frame_) {
+      // An output that stayed empty: one empty frame makes it a valid zstd stream, which
+      // `zstd -d` reads as nothing, where it refuses a 0-byte file. (It is written here, not at
+      // the start, so that every checkpoint before it records 0 bytes, which a file that a
+      // crash left missing or empty still matches.)
+      if (Status status = context_->compress({}, frame_, inner_->name()); !status) return status;
+      has_frame_ = true;
+      if (Status status = inner_->write(frame_); !status) return status;
+    }
+    return inner_->finish();
+  }
   const std::string& name() const override { return inner_->name(); }
   Status sync() override { return inner_->sync(); }
   OutputState state() const override { return inner_->state(); }
@@ -46,6 +54,7 @@ class ZstdSink final : public Sink {
  private:
   std::unique_ptr<Sink> inner_;
   ZstdContext* context_;
+  bool has_frame_;  // whether the output holds a frame (a resumed file may have some already)
   std::string frame_;
 };
 

@@ -29,12 +29,8 @@ class ZstdContext {
   int level_;
 };
 
-/// Writes an empty frame to `inner`, the start of a new compressed output: an output that
-/// stays empty is then a valid zstd stream that `zstd -d` reads as nothing, not a 0-byte file
-/// it refuses.
-Status start_zstd_stream(Sink& inner, ZstdContext& context);
-
-/// Wraps `inner`: every write() is compressed into one frame by `context`.
+/// Wraps `inner`: every write() is compressed into one frame by `context`, and finish() writes
+/// an empty frame to an output that holds none, so that every output is a valid zstd stream.
 std::unique_ptr<Sink> make_zstd_sink(std::unique_ptr<Sink> inner, ZstdContext* context);
 
 }  // namespace keyshard
