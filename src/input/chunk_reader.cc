@@ -71,7 +71,17 @@ Status ChunkReader::position_input(InputStart& start) {
                           window_.tail_hash() != recorded.tail_hash)) {
     problem = "its bytes before the recorded position differ";
   }
-  if (problem.empty()) return {};
+  if (problem.empty()) {
+    if (warn_ && recorded.device != 0 && source_->file_size < recorded.size) {
+      // Its bytes before the position are the ones read, but some after it, which the run was
+      // to read, are gone: not an error of the run's, yet its outputs will lack them.
+      warn_(source_->name() + ": it holds " + std::to_string(source_->file_size) +
+            " bytes, fewer than the " + std::to_string(recorded.size) +
+            " it held when the run read it: it was cut short since; resume reads it to its end "
+            "as it is now");
+    }
+    return {};
+  }
   if (!start.restart_if_changed) {
     return Status::error("changed since the checkpoint: " + problem, source_->name())
         .because(Cause::kInputChanged);

@@ -766,6 +766,31 @@ for p in 0 1; do
 done
 pass "a crash at a compressed run's start checkpoint resumes from empty or missing outputs"
 
+# An input cut short between the run and its resume, past the recorded position: resume reads it
+# as it is now, and warns that it lost bytes the run was to read. The run stops at a bad line
+# (--on-bad fail) after a few checkpoints; the bad line and what follows are then replaced by a
+# shorter tail.
+grep -v 'not json' events.ndjson > cut-good.ndjson
+head -n 7000 cut-good.ndjson > cut-head.ndjson
+{ cat cut-head.ndjson; echo 'not json'; tail -n 2000 cut-good.ndjson; } > cut-input.ndjson
+rm -rf cut
+run_status ks split -k user_id -n 4 -q --on-bad fail --chunk-size 64KiB --checkpoint-every 256KiB \
+  -o cut cut-input.ndjson
+expect_eq "$STATUS" 65 "a run stopped by a bad line"
+grep -qE '"offset":[1-9]' cut/.keyshard/checkpoint.json || fail "no checkpoint before the bad line"
+{ cat cut-head.ndjson; tail -n 20 cut-good.ndjson; } > cut-input.ndjson
+cp cut-input.ndjson cut-now.ndjson
+run_status ks resume -q cut
+expect_eq "$STATUS" 0 "resume of an input cut short past its position"
+expect_contains "$ERR" "cut-input.ndjson: it holds $(wc -c < cut-input.ndjson) bytes, fewer than \
+the $(( $(wc -c < cut-head.ndjson) + 9 + $(tail -n 2000 cut-good.ndjson | wc -c) )) it held when \
+the run read it: it was cut short since" "the warning of an input cut short"
+ks split -k user_id -n 4 -q -o cut-ref cut-now.ndjson
+for f in cut-ref/part-*.ndjson; do
+  expect_same_file "cut/${f#cut-ref/}" "$f" "resume of an input cut short"
+done
+pass "resume warns of an input cut short since the run, and reads it as it is"
+
 # ^C during an --exec run: the children (in a process group of their own) see the end of their
 # input, the run checkpoints and exits 130, and resume finishes it.
 rm -rf exec-int
