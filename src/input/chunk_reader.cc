@@ -263,10 +263,12 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (got < wanted && last_newline && (!source_->compressed() || !source_->ready())) break;
     }
 
-    // The chunk's lines are found once, here: the cut at max_lines_ comes from the same index
-    // that the routers use (trimmed below to the bytes this chunk keeps).
-    index_lines(chunk.data.get(), chunk.size, chunk.line_starts);
+    // The chunk's lines are found once, here, up to max_lines_ (the cut, when there are more):
+    // the index that the routers use (trimmed below to the bytes this chunk keeps).
+    const size_t cut =
+        index_lines(chunk.data.get(), chunk.size, chunk.line_starts, max_lines_);
     if (!read_status) {
+      if (cut < chunk.size) index_lines(chunk.data.get(), chunk.size, chunk.line_starts);
       // Deliver the whole lines read before the failure; report it on the next call.
       if (!last_newline) {
         status = read_status;
@@ -276,10 +278,7 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       chunk.size = static_cast<size_t>(last_newline - chunk.data.get()) + 1;
       chunk.final_fragment = false;
       source_.reset();
-    } else if (const size_t cut = chunk.line_count() > max_lines_
-                                      ? chunk.line_starts[max_lines_]  // just after line max_lines_
-                                      : chunk.size;
-               source_done_ && cut < chunk.size) {
+    } else if (source_done_ && cut < chunk.size) {
       // At the end of the input, but too many lines for one chunk: the rest comes next.
       carry_.assign(chunk.data.get() + cut, chunk.size - cut);
       chunk.size = cut;
@@ -330,11 +329,7 @@ bool ChunkReader::take_in_place(Chunk& chunk) {
   const auto* last_newline = static_cast<const char*>(memrchr(view.data(), '\n', most));
   if (last_newline == nullptr) return false;  // a line longer than a chunk: read it
   size_t size = static_cast<size_t>(last_newline - view.data()) + 1;
-  index_lines(view.data(), size, chunk.line_starts);
-  if (chunk.line_count() > max_lines_) {
-    size = chunk.line_starts[max_lines_];  // just after line max_lines_
-    trim_line_index(chunk.line_starts, size);
-  }
+  size = index_lines(view.data(), size, chunk.line_starts, max_lines_);
   source_->skip(size);
   bytes_read_ += size;
   chunk.view = view.data();

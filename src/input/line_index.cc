@@ -25,10 +25,11 @@ uint64_t newlines_in(const char* block) {
 
 }  // namespace
 
-void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts) {
+size_t index_lines(const char* data, size_t size, std::vector<uint32_t>& starts,
+                   size_t max_lines) {
   // Written through a raw pointer into room made ahead (one start per 64 bytes, growing when a
   // block of short lines needs more), so the loop has no per-line capacity check.
-  starts.resize(size / 64 + 128);
+  starts.resize(std::min(size / 64, max_lines) + 128);
   uint32_t* out = starts.data();
   size_t room = starts.size();
   size_t count = 0;
@@ -38,6 +39,11 @@ void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts) {
     starts.resize(room * 2);
     out = starts.data();
     room = starts.size();
+  };
+  // Past max_lines lines (count - 1 newlines found): keep the first max_lines.
+  auto stop_at_limit = [&] {
+    starts.resize(max_lines + 1);
+    return static_cast<size_t>(starts[max_lines]);
   };
   size_t i = 0;
 #if defined(__AVX2__)
@@ -49,6 +55,7 @@ void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts) {
       out[count++] = static_cast<uint32_t>(i + static_cast<size_t>(__builtin_ctzll(mask)) + 1);
       mask &= mask - 1;
     } while (mask != 0);
+    if (count > max_lines) return stop_at_limit();
   }
 #endif
   while (i < size) {
@@ -57,6 +64,7 @@ void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts) {
     i = static_cast<size_t>(static_cast<const char*>(found) - data) + 1;
     make_room();
     out[count++] = static_cast<uint32_t>(i);
+    if (count > max_lines) return stop_at_limit();
   }
   // The entry after the last '\n' is the start of a line only if bytes follow it; otherwise it
   // is the final entry, `size`, already in place.
@@ -65,6 +73,11 @@ void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts) {
     out[count++] = static_cast<uint32_t>(size);
   }
   starts.resize(count);
+  return size;
+}
+
+void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts) {
+  (void)index_lines(data, size, starts, SIZE_MAX - 1);
 }
 
 void trim_line_index(std::vector<uint32_t>& starts, size_t size) {

@@ -14,6 +14,13 @@ namespace keyshard {
 /// `starts` is just {0}.
 void index_lines(const char* data, size_t size, std::vector<uint32_t>& starts);
 
+/// As index_lines, but of the first `max_lines` lines only (at least 1): when data[0, size)
+/// holds more, the index stops just after the max_lines-th '\n', its last entry. Returns the
+/// size of what it indexed: `size`, or that offset. (The work and the index stay bounded by
+/// `max_lines`, whatever the number of short lines in `data`.)
+size_t index_lines(const char* data, size_t size, std::vector<uint32_t>& starts,
+                   size_t max_lines);
+
 /// Cuts an index from index_lines() back to the lines of data[0, size), where `size` is one of
 /// its entries (a line boundary, or the end it was made for).
 void trim_line_index(std::vector<uint32_t>& starts, size_t size);

@@ -94,3 +94,37 @@ TEST_CASE("trim_line_index keeps the lines before a line boundary, and the bound
     CHECK(starts == reference_starts(text.substr(0, size)));
   }
 }
+
+TEST_CASE("index_lines with a limit indexes the first lines only, and says where it stopped") {
+  std::vector<uint32_t> starts;
+  CHECK(keyshard::index_lines("a\nb\nc", 5, starts, 1) == 2);
+  CHECK(starts == std::vector<uint32_t>{0, 2});
+  CHECK(keyshard::index_lines("a\nb\nc", 5, starts, 2) == 4);
+  CHECK(starts == std::vector<uint32_t>{0, 2, 4});
+  CHECK(keyshard::index_lines("a\nb\nc", 5, starts, 3) == 5);  // the last line has no newline
+  CHECK(starts == std::vector<uint32_t>{0, 2, 4, 5});
+  CHECK(keyshard::index_lines("a\nb\n", 4, starts, 2) == 4);  // exactly the limit
+  CHECK(starts == std::vector<uint32_t>{0, 2, 4});
+  uint64_t state = 99;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  for (size_t size : {0, 1, 63, 64, 65, 127, 128, 129, 200, 4096, 100001}) {
+    for (uint32_t density : {1u, 2u, 3u, 17u, 64u, 1000u}) {
+      std::string text(size, 'x');
+      for (char& c : text) c = next() % density == 0 ? '\n' : 'a';
+      CAPTURE(size);
+      CAPTURE(density);
+      for (size_t lines = 1; lines <= size + 2; lines += 1 + lines / 4) {
+        CAPTURE(lines);
+        // The reference: the whole index, cut just after the lines-th newline when there is one.
+        const size_t end = keyshard::end_of_lines(text.data(), text.size(), lines);
+        std::vector<uint32_t> want = reference_starts(text.substr(0, end));
+        CHECK(keyshard::index_lines(text.data(), text.size(), starts, lines) == end);
+        CHECK(starts == want);
+        CHECK(starts.size() <= lines + 1);
+      }
+    }
+  }
+}
