@@ -34,6 +34,9 @@ CLI::Validator decimal_in(uint64_t low, uint64_t high);
 /// given at all).
 CLI::Validator not_empty(std::string refusal);
 
+/// Refuses, with `refusal`, a value that is empty or only whitespace.
+CLI::Validator not_blank(std::string refusal);
+
 // The input, key and partitioning options shared by split, stats and plan.
 void add_input_options(CLI::App& app, SplitOptions& options);
 void add_key_options(CLI::App& app, SplitOptions& options);

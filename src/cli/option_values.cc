@@ -41,7 +41,7 @@ Status parse_delimiter(std::string_view text, char& delimiter) {
     delimiter = text[0];
   } else {
     return usage("invalid --delimiter \"" + std::string(text) +
-                 "\": give one character, or \\t, tab or space");
+                 "\": give one byte, or \\t, tab or space");
   }
   return {};
 }

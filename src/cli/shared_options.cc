@@ -20,6 +20,14 @@ CLI::Validator not_empty(std::string refusal) {
       "");
 }
 
+CLI::Validator not_blank(std::string refusal) {
+  return CLI::Validator(
+      [refusal = std::move(refusal)](const std::string& value) {
+        return value.find_first_not_of(" \t\r\n") == std::string::npos ? refusal : std::string();
+      },
+      "");
+}
+
 CLI::Validator decimal_in(uint64_t low, uint64_t high) {
   // CLI11 reads a leading 0 as octal and 0x as hex: `-n 010` would be 8 partitions. Counts
   // are decimal, leading zeros and all.

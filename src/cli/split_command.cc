@@ -72,7 +72,7 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
                     "again (at-least-once)")
       ->group("Processing")
       ->type_name("CMD")
-      ->check(not_empty("names no command: give a shell command, e.g. --exec 'sort -k2'"));
+      ->check(not_blank("names no command: give a shell command, e.g. --exec 'sort -k2'"));
   split->add_option("--exec-per", o.exec_per, "One child per partition or per worker")
       ->group("Processing")
       ->type_name("UNIT")
@@ -142,6 +142,15 @@ Status run_split(const SplitOptions& given) {
   if (!given.dead_letter.empty() && config.on_bad != BadLinePolicy::kDeadLetter) {
     print_warning("--dead-letter names where --on-bad dead-letter writes bad lines; under "
                   "--on-bad " + given.on_bad + " none is written, so it changes nothing");
+  }
+  if (config.exec() && config.exec_per_worker && given.name != SplitOptions{}.name) {
+    print_warning("--name names partition files; with --exec-per worker each child's output "
+                  "is DIR/worker-NNNNN.ndjson, so it changes nothing");
+  }
+  if (config.exec() && config.exec_command.find("{partition") != std::string::npos) {
+    print_warning("--exec: {partition} is not replaced in the command (only --name has it); "
+                  "a child finds its partition in $KEYSHARD_PARTITION, e.g. --exec 'cat > "
+                  "part-$KEYSHARD_PARTITION.txt'");
   }
   if (config.salt_by && !config.sequenced_salting()) {
     print_warning("--salt-by picks the sub-key of a salted key; without --salt or --hot-keys "

@@ -21,8 +21,9 @@ std::string decoding_problem(size_t error) {
       return "zstd input written with a window larger than 128 MiB (zstd --long): decompress it "
              "first, e.g. zstd -dc --long=31 FILE | keyshard ...";
     case ZSTD_error_dictionary_wrong:
-      return "zstd input compressed with a dictionary (zstd -D): decompress it first, e.g. "
-             "zstd -dc -D DICT FILE | keyshard ...";
+      return "zstd input that names a dictionary (zstd -D), or a damaged frame header: if it "
+             "was compressed with one, decompress it first, e.g. zstd -dc -D DICT FILE | "
+             "keyshard ...";
     default:
       return std::string("corrupt zstd input: ") + ZSTD_getErrorName(error);
   }

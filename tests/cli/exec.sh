@@ -25,6 +25,24 @@ expect_eq "$STATUS" 0 "status"
 expect_eq "$(echo "$ERR" | sort)" $'[partition 0] 0/3/murmur2\n[partition 1] 1/3/murmur2\n[partition 2] 2/3/murmur2' "child environment and stderr prefix"
 pass "environment and stderr"
 
+# What --exec does not do is said: {partition} is --name's, not the command's (the children
+# would all write one file); --name with --exec-per worker names nothing; a blank command is
+# none.
+head -n 100 events.ndjson > few.ndjson
+run_status ks split -k user_id -n 2 -q --exec 'cat > /dev/null # {partition:02}' -o brace few.ndjson
+expect_eq "$STATUS" 0 "--exec with {partition} runs"
+expect_contains "$ERR" "warning: --exec: {partition} is not replaced in the command" \
+  "--exec with {partition} warns"
+run_status ks split -k user_id -n 2 -q --exec cat --exec-per worker --name 'p{partition}' \
+  -o per-worker few.ndjson
+expect_eq "$STATUS" 0 "--exec-per worker with --name runs"
+expect_contains "$ERR" "warning: --name names partition files; with --exec-per worker" \
+  "--name with --exec-per worker warns"
+run_status ks split -k user_id -n 2 -q --exec $' \t ' -o blank few.ndjson
+expect_eq "$STATUS" 2 "a blank --exec"
+expect_contains "$ERR" "--exec: names no command" "a blank --exec is refused"
+pass "--exec warns of what it does not do, and refuses a blank command"
+
 # A stateful per-key worker: running balances per account equal one sequential pass.
 python3 - > tx.ndjson <<'PY'
 import random
