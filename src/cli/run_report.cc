@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -209,6 +210,11 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
   if (!config.quiet) {
     const std::string text = format_summary_text(stats, config);
     std::fwrite(text.data(), 1, text.size(), stderr);
+  }
+  if (result.interrupted_late != 0) {
+    print_warning(fmt::format("{} came once the whole input was read, so the run finished: it "
+                              "is complete",
+                              result.interrupted_late == SIGINT ? "SIGINT (^C)" : "SIGTERM"));
   }
   // (Over every run an --incremental one continues: its -k matched theirs.)
   warn_if_no_line_has_the_key(config.keys, result.stats);

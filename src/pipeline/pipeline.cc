@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "input/chunk_reader.h"
 #include "input/input_source.h"
 #include "insight/progress.h"
+#include "pipeline/interrupt_notice.h"
 #include "pipeline/partition_owner.h"
 #include "pipeline/router.h"
 #include "pipeline/salt_sequencer.h"
@@ -174,6 +176,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     if (!result.status) scheduler.abort(result.status);
   }
   if (checkpointer) checkpointer->start();
+  std::optional<InterruptNotice> interrupt_notice;
+  if (config.exec()) interrupt_notice.emplace();
 
   Status read_status;
   double read_seconds = 0;
@@ -225,6 +229,9 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   scheduler.end_of_input();
   for (std::thread& thread : threads) thread.join();
   if (collector) (void)collector->join();  // its failures reached the scheduler
+  if (interrupt_notice) interrupt_notice->stop();
+  // A signal once every chunk was read: the run ended anyway (the caller says so).
+  if (result.interrupted == 0) result.interrupted_late = interrupt_signal();
   if (checkpointer) (void)checkpointer->finish();  // likewise
   if (progress_line) progress_line->stop();  // cleared before the summary
 

@@ -17,6 +17,7 @@ struct RunResult {
   Status status;
   RunStats stats;
   int interrupted = 0;  // the signal that stopped the run
+  int interrupted_late = 0;  // one that came once the whole input was read: the run finished
   // With checkpoints, the last cut, for the caller to write once the summary is out (so that a
   // checkpoint marked complete always has its summary beside it).
   std::optional<Checkpoint> last_checkpoint;

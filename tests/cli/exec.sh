@@ -407,6 +407,20 @@ assert mask & (1 << (signal.SIGINT - 1)), hex(mask)  # the child ignores SIGINT 
 PY
 pass "a SIGINT keyshard was started ignoring stays ignored"
 
+# A signal once the whole input was read: the children end in order, which keyshard says it
+# waits for when that takes a while, and the run finishes, saying so, complete. Here the child
+# itself signals keyshard (its parent) once its input has ended, then takes its time.
+head -n 200 events.ndjson > late.ndjson
+run_status ks split -k user_id -n 1 -q --exec 'cat; kill -TERM $PPID; sleep 3' -o late late.ndjson
+expect_eq "$STATUS" 0 "a SIGTERM once the whole input was read"
+expect_contains "$ERR" "keyshard: interrupted: waiting for the children to take the events they \
+were handed and end" "the wait is said"
+expect_contains "$ERR" "warning: SIGTERM came once the whole input was read, so the run \
+finished: it is complete" "the late signal is said"
+expect_same_file late/part-00000.ndjson late.ndjson "the output of a run signalled late"
+grep -q '"complete": true' late/.keyshard/checkpoint.json || fail "the checkpoint says complete"
+pass "a signal once the whole input was read: the run says it waits, and finishes"
+
 # A ^C sent to keyshard's process group while it is still starting the children reaches
 # keyshard alone, which ends the run in order (status 130): a child not yet in its own group
 # drops it. Tried at several moments of the start.

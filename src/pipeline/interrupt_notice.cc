@@ -1,0 +1,48 @@
+#include "pipeline/interrupt_notice.h"
+
+#include <chrono>
+
+#include "util/interrupt.h"
+#include "util/stderr_lines.h"
+#include "util/thread_priority.h"
+
+namespace keyshard {
+namespace {
+
+constexpr auto kPoll = std::chrono::milliseconds(100);
+constexpr auto kPatience = std::chrono::seconds(1);  // an orderly end seldom takes longer
+
+}  // namespace
+
+InterruptNotice::InterruptNotice() : thread_([this] { watch(); }) {}
+
+InterruptNotice::~InterruptNotice() { stop(); }
+
+void InterruptNotice::stop() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void InterruptNotice::watch() {
+  name_this_thread("ks-notice");
+  std::unique_lock lock(mutex_);
+  std::chrono::steady_clock::time_point seen{};
+  while (!wake_.wait_for(lock, kPoll, [this] { return stopping_; })) {
+    if (interrupt_signal() == 0) continue;
+    const auto now = std::chrono::steady_clock::now();
+    if (seen == std::chrono::steady_clock::time_point{}) {
+      seen = now;
+    } else if (now - seen >= kPatience) {
+      (void)write_stderr_record(
+          "keyshard: interrupted: waiting for the children to take the events they were "
+          "handed and end (a second signal ends keyshard at once, and leaves them running)\n");
+      return;
+    }
+  }
+}
+
+}  // namespace keyshard

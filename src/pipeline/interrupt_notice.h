@@ -1,0 +1,33 @@
+// A run with --exec that is stopped (SIGINT, SIGTERM) ends in order: each child is first to
+// take the events it was handed, which may take long (a child that reads slowly) or forever
+// (one that does not read). While it waits, after a moment, keyshard says so on stderr, and
+// what a second signal does.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace keyshard {
+
+class InterruptNotice {
+ public:
+  /// Watches for a signal from now until the destructor (or stop()).
+  InterruptNotice();
+  ~InterruptNotice();
+  InterruptNotice(const InterruptNotice&) = delete;
+  InterruptNotice& operator=(const InterruptNotice&) = delete;
+
+  /// The run is about to end: no notice from here on.
+  void stop();
+
+ private:
+  void watch();
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace keyshard
