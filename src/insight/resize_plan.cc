@@ -56,7 +56,8 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
     for (size_t i = 0; i < chunk.line_count(); ++i) {
       ++plan.lines;
       const Extraction extraction =
-          extractor.extract(chunk.line(i), readable_end - chunk.line_starts[i]);
+          extractor.extract(chunk.line(i), readable_end - chunk.line_starts[i],
+                            chunk.input_offset + chunk.line_starts[i] == 0);
       if (!extraction.ok) {
         if (extraction.reason == BadReason::kMissingKey) ++plan.missing_key;
         continue;

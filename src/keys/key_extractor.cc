@@ -43,7 +43,12 @@ KeyExtractor& KeyExtractor::operator=(KeyExtractor&&) noexcept = default;
 size_t KeyExtractor::lines_from_blocks() const { return json_ ? json_->lines_from_blocks() : 0; }
 size_t KeyExtractor::lines_from_scans() const { return json_ ? json_->lines_from_scans() : 0; }
 
-Extraction KeyExtractor::extract(std::string_view line, size_t readable) {
+Extraction KeyExtractor::extract(std::string_view line, size_t readable, bool starts_input) {
+  // (A spreadsheet's CSV export often starts with one: its first row's key would differ.)
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  if (starts_input && spec_.format != InputFormat::kJson && line.starts_with(kByteOrderMark)) {
+    line.remove_prefix(kByteOrderMark.size());
+  }
   switch (spec_.format) {
     case InputFormat::kJson: return json_->extract(line, readable);
     case InputFormat::kDelimited: return extract_delimited(without_cr(line));
@@ -56,8 +61,9 @@ void KeyExtractor::begin_block(const char* text, size_t size) {
   if (json_) json_->begin_block(text, size);
 }
 
-Extraction KeyExtractor::extract_in_block(std::string_view line, size_t readable) {
-  return json_ ? json_->extract_in_block(line, readable) : extract(line, readable);
+Extraction KeyExtractor::extract_in_block(std::string_view line, size_t readable,
+                                          bool starts_input) {
+  return json_ ? json_->extract_in_block(line, readable) : extract(line, readable, starts_input);
 }
 
 Extraction KeyExtractor::extract_delimited(std::string_view line) {

@@ -35,14 +35,16 @@ class KeyExtractor {
   KeyExtractor& operator=(KeyExtractor&&) noexcept;
 
   /// The key of one line (without its '\n'); `readable` as for JsonKeyExtractor::extract.
-  Extraction extract(std::string_view line, size_t readable);
+  /// `starts_input`: the line is the first of an input, where a UTF-8 byte order mark is not
+  /// part of a delimited or plain line's text (a JSON line that has one is a bad line).
+  Extraction extract(std::string_view line, size_t readable, bool starts_input = false);
 
   /// The same, for the lines of a block of whole lines: begin_block first (`size` bytes at
   /// `text`, then kLinePadding readable bytes), then extract_in_block on each of its lines,
   /// in order, each once. The result of each line is the one extract() gives; with
   /// --format json the block is parsed as a whole where it can be (see JsonKeyExtractor).
   void begin_block(const char* text, size_t size);
-  Extraction extract_in_block(std::string_view line, size_t readable);
+  Extraction extract_in_block(std::string_view line, size_t readable, bool starts_input = false);
   /// How many lines so far had their result from a window's parse (see JsonKeyExtractor).
   size_t lines_from_blocks() const;
   /// How many of those the scan of a window's structural index confirmed.

@@ -88,7 +88,8 @@ void Router::route(Chunk& chunk) {
   for (size_t i = 0; i < lines; ++i) {
     const std::string_view line = chunk.line(i);
     const size_t readable = readable_end - chunk.line_starts[i];
-    Extraction extraction = extractor_.extract_in_block(line, readable);
+    Extraction extraction = extractor_.extract_in_block(
+        line, readable, chunk.input_offset + chunk.line_starts[i] == 0);
     if (extraction.ok && config_.annotate() && !ends_with_brace(line)) {
       extraction = bad_line(BadReason::kInvalidJson, "no closing brace to annotate");
     }

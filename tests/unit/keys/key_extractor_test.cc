@@ -690,6 +690,28 @@ TEST_CASE("a trailing \\r is not part of a delimited or line key") {
   CHECK(run(line, "\r\r").key == "\r");
 }
 
+TEST_CASE("a byte order mark is not part of the key of an input's first delimited or plain line") {
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string padding(kLinePadding, '\0');
+  // The key, copied out of the text it points into ("(bad)" for a bad line).
+  auto extract = [&](KeyExtractor& extractor, const std::string& line, bool starts_input) {
+    const std::string text = line + padding;
+    const Extraction got = extractor.extract(std::string_view(text.data(), line.size()),
+                                             text.size(), starts_input);
+    return got.ok ? std::string(got.key) : std::string("(bad)");
+  };
+  KeyExtractor delimited(delimited_spec({1}, ','));
+  CHECK(extract(delimited, bom + "user1,a", true) == "user1");
+  CHECK(extract(delimited, bom + "user1,a", false) == bom + "user1");  // not at the start
+  CHECK(extract(delimited, bom, true).empty());
+  KeyExtractor line(line_spec());
+  CHECK(extract(line, bom + "user1\r", true) == "user1");
+  CHECK(extract(line, bom + bom + "x", true) == bom + "x");  // one mark only
+  CHECK(extract(line, bom + "user1", false) == bom + "user1");
+  KeyExtractor json(json_spec({"k"}, true));
+  CHECK(extract(json, bom + R"({"k":"a"})", true) == "(bad)");  // a bad line that says so
+}
+
 // ---------------------------------------------------------------------------------------------
 // --format delimited and --format line
 // ---------------------------------------------------------------------------------------------
