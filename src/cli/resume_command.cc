@@ -49,6 +49,7 @@ CLI::App* add_resume_command(CLI::App& app, ResumeOptions& o) {
 
 Status run_resume(const ResumeOptions& o) {
   if (o.progress && o.no_progress) return Status::error(kProgressConflict, {}, kExitUsage);
+  catch_interrupts();  // (one before the run begins stops it below, in order)
   std::string dir = without_trailing_slashes(o.dir);
   Checkpoint checkpoint;
   if (Status status = load_checkpoint(dir, checkpoint); !status) return status;
@@ -168,7 +169,9 @@ Status run_resume(const ResumeOptions& o) {
     input.carried = i < checkpoint.carried;
     start.inputs.push_back(std::move(input));
   }
-  catch_interrupts();
+  if (const int signal_number = interrupt_signal(); signal_number != 0) {
+    return interrupted_before_start(signal_number);
+  }
   const RunResult result = run_pipeline(config, &start);
   return report_run(config, result, start.run_base ? &*start.run_base : nullptr);
 }

@@ -98,6 +98,11 @@ void warn_if_no_line_has_the_key(const KeySpec& keys, const RunStats& stats) {
       stats.bad_by_reason[static_cast<size_t>(BadReason::kMissingKey)] + routed);
 }
 
+Status interrupted_before_start(int signal_number) {
+  return Status::error("interrupted before the run began: no input was read", {},
+                       kExitInterrupted + signal_number);
+}
+
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before) {
   // What resume needs besides DIR: a stream read on standard input, given again.
   const bool read_stdin =

@@ -157,6 +157,8 @@ Status run_split(const SplitOptions& given) {
                   "no key is salted, so it changes nothing");
   }
 
+  // From here a signal is caught: one before the run begins stops it below, in order.
+  catch_interrupts();
   const std::string& dir = config.output_dir;
   RunLock lock;
   std::vector<std::string> created_dirs;
@@ -297,7 +299,9 @@ Status run_split(const SplitOptions& given) {
     config.input_names.push_back(input.position.path == "-" ? "<stdin>" : input.position.path);
   }
 
-  catch_interrupts();
+  if (const int signal_number = interrupt_signal(); signal_number != 0) {
+    return interrupted_before_start(signal_number);
+  }
   leave_no_trace.started = true;
   RunResult result = run_pipeline(config, config.checkpoints ? &start : nullptr);
   Status status = report_run(config, result, start.run_base ? &*start.run_base : nullptr);
