@@ -69,6 +69,12 @@ Status run_resume(const ResumeOptions& o) {
     }
     return {};
   }
+  // (Else it would find out at the very end, with the summary, and the work would be lost.)
+  if (::access(dir.c_str(), W_OK) != 0) {
+    return Status::error("cannot write in it: " + errno_text(errno) +
+                             " (resume writes the summary and its checkpoints there)",
+                         dir);
+  }
 
   // The run goes on where it started, so that its relative paths (inputs, an --exec command)
   // mean what they meant, wherever resume is started from.

@@ -881,6 +881,31 @@ else
 fi
 pass "resume with no checkpoint, and of a finished run in a read-only DIR"
 
+# An unfinished run whose DIR cannot be written in (but its .keyshard can, so the lock is had):
+# resume says so before it reads a byte, not at the end, with the summary.
+grep -v -m 5000 'not json' events.ndjson > unwritable.ndjson
+{ cat unwritable.ndjson; echo 'not json'; } > unwritable-input.ndjson
+run_status ks split -q -k user_id -n 2 --on-bad fail --chunk-size 64KiB --checkpoint-every 256KiB \
+  -o unwritable unwritable-input.ndjson
+expect_eq "$STATUS" 65 "a run stopped by a bad line"
+{ cat unwritable.ndjson; echo '{"user_id":"u"}'; } > unwritable-input.ndjson
+if unshare -m true 2> /dev/null; then
+  run_status unshare -m bash -c 'mount --bind unwritable unwritable &&
+    mount -o remount,bind,ro unwritable &&
+    mount --bind unwritable/.keyshard unwritable/.keyshard &&
+    mount -o remount,bind,rw unwritable/.keyshard && "$0" resume unwritable' "$KEYSHARD"
+  expect_eq "$STATUS" 1 "resume of an unfinished run into a DIR it cannot write in"
+  expect_contains "$ERR" "unwritable: cannot write in it: Read-only file system (resume writes \
+the summary and its checkpoints there)" "says so"
+  [ "$(grep -o '"complete": *[a-z]*' unwritable/.keyshard/checkpoint.json)" = '"complete": false' ] ||
+    fail "the checkpoint was left as it was"
+else
+  echo "checkpoints: SKIP: no mount namespace (needs root), so no DIR that cannot be written in"
+fi
+ks resume -q unwritable
+ks verify -q unwritable || fail "verify after the resume"
+pass "resume says at once that it cannot write in DIR"
+
 # Between checkpoints further apart than 64 MiB of input, --commit sync also syncs the outputs
 # every 64 MiB; -v counts those syncs. --commit async never syncs.
 "$GEN_EVENTS" --bytes 72MiB --seed 23 > seventy.ndjson
