@@ -21,6 +21,24 @@ namespace {
 
 std::string state_dir(const std::string& dir) { return dir + "/" + kStateDirName; }
 
+// Whether `pid` names a process that runs: one that exists and has not ended. A process that
+// ended stays a zombie until its parent waits for it, which an init process that does not
+// reap (in some containers) never does; /proc tells those apart ('Z', or 'X' while it goes).
+bool process_runs(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  FileDescriptor stat(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  char text[512] = {};
+  const ssize_t got = stat.valid() ? ::read(stat.get(), text, sizeof text - 1) : -1;
+  if (got <= 0) return true;  // (no /proc: as kill() says)
+  // "pid (name) state ...": the name may hold anything, so the state follows its last ')'.
+  const std::string_view fields(text, static_cast<size_t>(got));
+  const size_t name_end = fields.rfind(')');
+  if (name_end == std::string_view::npos || name_end + 2 >= fields.size()) return true;
+  const char state = fields[name_end + 2];
+  return state != 'Z' && state != 'X';
+}
+
 Status make_state_dir(const std::string& dir, bool* created = nullptr) {
   const std::string path = state_dir(dir);
   if (::mkdir(path.c_str(), 0777) == 0) {
@@ -190,7 +208,7 @@ Status RunLock::take(const std::string& path, const std::string& dir) {
       holder.assign(pid, got > 0 ? static_cast<size_t>(got) : 0);
       holder.resize(std::min(holder.size(), holder.find_first_of("\n ")));
       holder_pid = holder.empty() ? 0 : std::strtol(holder.c_str(), nullptr, 10);
-      live = holder_pid > 0 && (::kill(static_cast<pid_t>(holder_pid), 0) == 0 || errno != ESRCH);
+      live = holder_pid > 0 && process_runs(static_cast<pid_t>(holder_pid));
       if (live) break;
       if (::flock(fd_.get(), LOCK_EX | LOCK_NB) == 0) {
         locked = true;  // its holder has just ended

@@ -906,6 +906,46 @@ ks resume -q unwritable
 ks verify -q unwritable || fail "verify after the resume"
 pass "resume says at once that it cannot write in DIR"
 
+# A run that has ended but was not waited for (a zombie, as under an init process that does not
+# reap) is not a live holder of the lock: its --exec children, which still hold it, are waited
+# for. Here a process that the test does not wait for takes the lock, writes its pid, leaves a
+# child holding the lock for 2 s, and ends.
+ks split -q -k user_id -n 2 -o zombie-held few-events.ndjson
+python3 - zombie-held/.keyshard/lock <<'PY' &
+import fcntl, os, sys, time
+holder = os.fork()
+if holder == 0:
+    fd = os.open(sys.argv[1], os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    if os.fork() == 0:  # the "child" that still holds the lock
+        time.sleep(2)
+        os._exit(0)
+    os._exit(0)  # a zombie: nobody waits for it until the test is done
+while not os.path.exists("zombie.done"):
+    time.sleep(0.05)
+    if not os.path.exists("zombie.pid"):
+        with open("zombie.pid.tmp", "w") as out:
+            out.write(f"{holder}\n")
+        os.rename("zombie.pid.tmp", "zombie.pid")
+os.waitpid(holder, 0)
+PY
+reaper=$!
+for _ in $(seq 1 200); do [ -s zombie.pid ] && break; sleep 0.05; done
+holder=$(cat zombie.pid)
+for _ in $(seq 1 100); do
+  [ "$(awk '{print $3}' "/proc/$holder/stat" 2>/dev/null)" = Z ] && break
+  sleep 0.02
+done
+expect_eq "$(awk '{print $3}' "/proc/$holder/stat" 2>/dev/null)" Z "the holder is a zombie"
+run_status ks split -q -k user_id -n 2 --force -o zombie-held few-events.ndjson
+touch zombie.done
+wait "$reaper"
+expect_eq "$STATUS" 0 "a run after one that ended, not waited for, while its children held the lock"
+expect_contains "$ERR" "waiting for the --exec children of an earlier run (pid $holder)" \
+  "the zombie's children are waited for"
+pass "a zombie is not a live run: its children are waited for"
+
 # Between checkpoints further apart than 64 MiB of input, --commit sync also syncs the outputs
 # every 64 MiB; -v counts those syncs. --commit async never syncs.
 "$GEN_EVENTS" --bytes 72MiB --seed 23 > seventy.ndjson
