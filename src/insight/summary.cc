@@ -90,8 +90,10 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
   const auto& events = stats.partition_events;
   if (config.partitions <= kPartitionTableLimit) {
     for (uint32_t p = 0; p < config.partitions; ++p) {
-      fmt::format_to(it, "  {:>5}  {:>14} events  {:>16} bytes\n", p, with_commas(events[p]),
-                     with_commas(stats.partition_bytes[p]));
+      const uint64_t bytes = stats.partition_bytes[p];
+      fmt::format_to(it, "  {:>5}  {:>14} {:<6}  {:>16} {}\n", p, with_commas(events[p]),
+                     events[p] == 1 ? "event" : "events", with_commas(bytes),
+                     bytes == 1 ? "byte" : "bytes");
     }
   } else if (!events.empty()) {
     const auto [least, most] = std::minmax_element(events.begin(), events.end());

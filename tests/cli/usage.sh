@@ -298,6 +298,11 @@ expect_contains "$ERR" \
   "the share, the limit, and no checkpoint with -o -"
 run_status ks split -k id -n 2 -o oneline <(echo '{"id":"a"}')
 expect_contains "$ERR" "keyshard: 1 line from 1 input in" "one line"
+p=$(ks which -n 2 a)
+expect_contains "$ERR" "$(printf '  %5d  %14d event   %16d bytes' "$p" 1 11)" \
+  "one event in the partition table"
+expect_contains "$ERR" "$(printf '  %5d  %14d events  %16d bytes' $(( 1 - p )) 0 0)" \
+  "no events in the partition table"
 run_status ks split -k id -n 1 --hot-keys auto -o - skewed.ndjson
 expect_eq "$STATUS" 2 "--hot-keys with -n 1"
 expect_contains "$ERR" "with -n 1 there is nothing to spread it over" \
