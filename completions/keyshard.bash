@@ -79,9 +79,14 @@ _keyshard_values() {
     --hash) _keyshard_reply -W "$_keyshard_hashes" -- "$value" ;;
     --on-bad) _keyshard_reply -W 'dead-letter skip fail' -- "$value" ;;
     --annotate)
-      _keyshard_reply -W 'partition offset key salt partition,offset partition,offset,key' \
-        -- "$value"
+      # A comma-separated list: after the fields typed so far, each field not yet among them.
+      local typed=${value%"${value##*,}"} field fields=''
+      for field in partition offset key salt; do
+        [[ ,$typed == *",$field,"* ]] || fields+=" $typed$field"
+      done
+      _keyshard_reply -W "$fields" -- "$value"
       ;;
+    --checkpoint-every) _keyshard_reply -W 'auto off 64MiB 256MiB 30s 5m' -- "$value" ;;
     --exec-per) _keyshard_reply -W 'partition worker' -- "$value" ;;
     --commit) _keyshard_reply -W 'sync async' -- "$value" ;;
     --hot-keys) _keyshard_reply -W 'auto auto:1% auto:2% auto:5% auto:10%' -- "$value" ;;

@@ -168,6 +168,15 @@ if load="$(bash --norc --noprofile -c 'source "$1" && complete -p keyshard' bash
     compare "bash, 'keyshard $command -<Tab>'" "${flags_of[$command]}" \
       "$(bash_offers "keyshard $command -")"
   done
+  # Values: --annotate's list goes on after a comma with the fields not yet in it.
+  compare "bash, 'keyshard split --annotate partition,<Tab>'" \
+    "$(printf '%s\n' partition,offset partition,key partition,salt)" \
+    "$(bash_offers 'keyshard split --annotate partition,')"
+  compare "bash, 'keyshard split --annotate key,salt,o<Tab>'" "key,salt,offset" \
+    "$(bash_offers 'keyshard split --annotate key,salt,o')"
+  compare "bash, 'keyshard split --checkpoint-every <Tab>'" \
+    "$(printf '%s\n' auto off 64MiB 256MiB 30s 5m)" \
+    "$(bash_offers 'keyshard split --checkpoint-every ')"
 else
   fail "completions/keyshard.bash does not load in bash ('complete -p keyshard' failed):"
   echo "$load"
