@@ -217,10 +217,15 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
         if (last_newline) break;
         if (chunk.capacity >= line_limit) {
           overlong_line_ = OverlongLine{input_index_, restarted_};
+          // (Lines ended by a carriage return alone read as one long line: say so.)
+          const bool has_cr = std::memchr(chunk.data.get(), '\r', chunk.size) != nullptr;
           status = Status::error(
                        "the line is longer than --max-line-size (" +
                            std::to_string(max_line_size_) + " bytes); it starts at byte " +
-                           std::to_string(input_offset_),
+                           std::to_string(input_offset_) +
+                           (has_cr ? " (it holds carriage returns: are the lines ended by CR "
+                                     "alone? convert them first, e.g. tr '\\r' '\\n')"
+                                   : ""),
                        source_->name())
                        .because(Cause::kLineTooLong);
           return false;

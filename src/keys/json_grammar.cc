@@ -97,8 +97,16 @@ class GrammarChecker {
     }
     const bool object = peek() == '{';
     if (!value(0, keys_ && values_ ? 0 : kNoNode)) return {JsonShape::kInvalid, problem_};
+    const size_t value_end = at_;
     skip_space();
-    if (at_ < text_.size()) return {JsonShape::kInvalid, "content after the JSON value"};
+    if (at_ < text_.size()) {
+      // (Lines ended by a carriage return alone read as one line: say so.)
+      const std::string_view between = text_.substr(value_end, at_ - value_end);
+      const bool after_cr = between.find('\r') != std::string_view::npos;
+      return {JsonShape::kInvalid, after_cr ? "content after the JSON value, past a carriage "
+                                              "return (are the lines ended by CR alone?)"
+                                            : "content after the JSON value"};
+    }
     return {object ? JsonShape::kObject : JsonShape::kOtherValue, nullptr};
   }
 

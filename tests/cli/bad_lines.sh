@@ -166,3 +166,21 @@ expect_contains "$(cat damaged-trusted/part-*.ndjson)" '{"id":"a","x":tru}' \
   "--no-validate: a line damaged after its key is partitioned"
 expect_eq "$(cat damaged-trusted/part-*.ndjson | wc -l)" 6003 "--no-validate: lines partitioned"
 pass "--no-validate: same partitions on valid events; not an object, no key or no closing brace still bad"
+
+# Lines ended by a carriage return alone read as one line; the bad line and the error of a line
+# too long both say what the carriage returns may mean.
+printf '{"id":"a"}\r{"id":"b"}\r' > cr-only.ndjson
+ks split -q -k id -n 2 -o cr-only cr-only.ndjson
+expect_contains "$(cat cr-only/dead-letter.ndjson)" '"detail":"content after the JSON value, past a carriage return (are the lines ended by CR alone?)"' \
+  "a bad line of CR-ended lines"
+printf '{"id":"a"} {"id":"b"}\n' > two-values.ndjson
+ks split -q -k id -n 2 -o two-values two-values.ndjson
+expect_contains "$(cat two-values/dead-letter.ndjson)" '"detail":"content after the JSON value",' \
+  "two values on a line, no carriage return"
+python3 -c "import sys; sys.stdout.write(''.join('{\"id\":\"%d\"}\r' % i for i in range(1000)))" \
+  > cr-long.ndjson
+run_status ks split -q -k id -n 2 --max-line-size 4KiB -o cr-long cr-long.ndjson
+expect_eq "$STATUS" 1 "a line of CR-ended lines longer than --max-line-size"
+expect_contains "$ERR" "(it holds carriage returns: are the lines ended by CR alone? convert them \
+first, e.g. tr '\r' '\n')" "the error says what the carriage returns may mean"
+pass "lines ended by a carriage return alone are named as such"
