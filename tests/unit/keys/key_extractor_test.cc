@@ -320,7 +320,7 @@ TEST_CASE("an invalid line's detail names its fault, the same in every mode") {
   const std::pair<std::string_view, std::string_view> cases[] = {
       {R"({"k":1}garbage)", "content after the JSON value"},
       {R"({"k":"a"} x)", "content after the JSON value"},
-      {"{\"k\":\"a\"}\r{\"k\":\"b\"}\r",
+      {"{\"k\":\"a\"}\r{\"k\":\"b\"}\r{\"k\":\"c\"",
        "content after the JSON value, past a carriage return (are the lines ended by CR alone?)"},
       {R"({"k":"a)", "unclosed string"},
       {R"({"k":tru})", "invalid literal"},
