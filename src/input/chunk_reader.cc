@@ -153,6 +153,7 @@ Status ChunkReader::open_next_input() {
 bool ChunkReader::next(Chunk& chunk, Status& status) {
   if (!pending_error_.ok()) {  // reported after the lines read before it were delivered
     status = pending_error_;
+    failed_line_ = FailedLine{input_index_, false};
     return false;
   }
   for (;;) {
@@ -216,7 +217,7 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (chunk.size == chunk.capacity) {
         if (last_newline) break;
         if (chunk.capacity >= line_limit) {
-          overlong_line_ = OverlongLine{input_index_, restarted_};
+          failed_line_ = FailedLine{input_index_, restarted_};
           // (Lines ended by a carriage return alone read as one long line: say so.)
           const bool has_cr = std::memchr(chunk.data.get(), '\r', chunk.size) != nullptr;
           status = Status::error(
@@ -277,6 +278,7 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       // Deliver the whole lines read before the failure; report it on the next call.
       if (!last_newline) {
         status = read_status;
+        failed_line_ = FailedLine{input_index_, restarted_};
         return false;
       }
       pending_error_ = read_status;

@@ -52,13 +52,15 @@ class ChunkReader {
   /// Every input's position after the last chunk handed out, fingerprints included; inputs
   /// not opened yet keep their starting position. `current` receives the input in progress.
   std::vector<InputPosition> positions(uint32_t& current) const;
-  /// After next() failed on a line longer than --max-line-size: the input it is in (its line
-  /// number is known only to the stages after the reader, which add it to the message).
-  struct OverlongLine {
+  /// After next() failed inside an input (a line longer than --max-line-size, a read error, a
+  /// damaged zstd stream): the input of the line it failed in, whose number is the count of
+  /// the input's lines handed out before, plus 1 (known only to the stages after the reader,
+  /// which add it to the message).
+  struct FailedLine {
     uint32_t input;
     bool first_after_restart;  // the input is read again from 0 and no chunk of it went out
   };
-  const std::optional<OverlongLine>& overlong_line() const { return overlong_line_; }
+  const std::optional<FailedLine>& failed_line() const { return failed_line_; }
 
  private:
   Status open_next_input();
@@ -99,7 +101,7 @@ class ChunkReader {
   uint64_t sequence_ = 0;
   uint64_t bytes_read_ = 0;
   std::vector<std::string> names_;
-  std::optional<OverlongLine> overlong_line_;
+  std::optional<FailedLine> failed_line_;
 };
 
 }  // namespace keyshard

@@ -75,11 +75,12 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
       ++entry->second.events;
     }
   }
-  if (!status && reader.overlong_line()) {
+  if (!status && reader.failed_line()) {
     // Every line before it was read: their count gives its number, as split and stats say.
     return Status::error(status.reason(),
                          fmt::format("{}:{}", status.where(),
-                                     input_lines.at(reader.overlong_line()->input) + 1));
+                                     input_lines.at(reader.failed_line()->input) + 1))
+        .because(status.cause());
   }
   if (!status) return status;
   plan.distinct_keys = keys.size();

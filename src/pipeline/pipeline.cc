@@ -238,10 +238,10 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   // The earliest failure wins: a write error or bad line stops the run before later input
   // matters; a read error comes after every chunk read before it was written.
   result.status = scheduler.error();
-  if (result.status.ok() && !read_status.ok() && reader.overlong_line()) {
+  if (result.status.ok() && !read_status.ok() && reader.failed_line()) {
     // Every line before it was applied: the owners' line counts give its number (they restart
     // with the first chunk of an input read again from 0).
-    const auto [input, first_after_restart] = *reader.overlong_line();
+    const auto [input, first_after_restart] = *reader.failed_line();
     const uint64_t before = first_after_restart ? 0 : owners[0]->lines_of_input(input);
     result.status = Status::error(read_status.reason(),
                                   fmt::format("{}:{}", read_status.where(), before + 1))

@@ -43,6 +43,13 @@ lines=$(wc -l < written.sorted)
 [ "$lines" -gt 0 ] || fail "lines before the truncation were written"
 head -n "$lines" events.ndjson | sort > expected.sorted
 expect_same_file written.sorted expected.sorted "only a prefix of the input was written"
+expect_contains "$ERR" "truncated.zst:$((lines + 1)): truncated zstd input" \
+  "the error names the line it is in, after the lines written"
+for command in "stats -k user_id -n 4" "plan -k user_id --from 4 --to 5"; do
+  run_status ks $command truncated.zst
+  expect_eq "$STATUS" 1 "$command: exit status for a truncated zstd input"
+  expect_contains "$ERR" "truncated.zst:$((lines + 1)): truncated zstd input" "$command: the line"
+done
 pass "truncated zstd input"
 
 # A valid stream that needs a window beyond the decoder's limit (zstd --long=30) is not called
@@ -50,7 +57,7 @@ pass "truncated zstd input"
 head -n 200 events.ndjson | zstd -q --long=30 -c > long-window.zst
 run_status ks split -k user_id -n 4 -o - -q long-window.zst
 expect_eq "$STATUS" 1 "exit status for a window beyond the limit"
-expect_contains "$ERR" "long-window.zst: zstd input written with a window larger than 128 MiB" \
+expect_contains "$ERR" "long-window.zst:1: zstd input written with a window larger than 128 MiB" \
   "names the file and the cause"
 expect_contains "$ERR" "zstd -dc --long=31 FILE | keyshard" "says what to do"
 pass "a zstd window beyond the limit"
