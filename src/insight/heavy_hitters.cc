@@ -264,7 +264,7 @@ std::string HeavyHitters::display(const Entry& entry) {
   std::string text;
   const std::string_view key = whole_characters(entry);
   if (is_valid_utf8(key)) {
-    append_json_string(text, key);
+    append_json_string_for_terminal(text, key);
   } else {
     text = "base64:";
     append_base64(text, entry.key);

@@ -10,6 +10,35 @@ void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
+void append_json_string_for_terminal(std::string& out, std::string_view text) {
+  // The code point of an invisible or reordering character that starts `text`, or 0 (each
+  // is two or three bytes of UTF-8, which no other character's sequence contains).
+  auto invisible = [](std::string_view at) -> unsigned {
+    const auto byte = [&at](size_t i) { return static_cast<unsigned char>(at[i]); };
+    if (at.size() >= 2 && byte(0) == 0xc2 && byte(1) >= 0x80 && byte(1) <= 0x9f) return byte(1);
+    if (at.size() < 3) return 0;
+    const unsigned code = ((byte(0) & 0x0fu) << 12) | ((byte(1) & 0x3fu) << 6) | (byte(2) & 0x3fu);
+    if (byte(0) != 0xe2 && byte(0) != 0xef) return 0;
+    const bool hidden = (code >= 0x200b && code <= 0x200f) || (code >= 0x2028 && code <= 0x202e) ||
+                        (code >= 0x2066 && code <= 0x2069) || code == 0xfeff;
+    return hidden ? code : 0;
+  };
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  size_t plain = 0;  // the start of the bytes not yet appended
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned code = invisible(text.substr(i));
+    if (code == 0) continue;
+    append_json_string_body(out, text.substr(plain, i - plain));
+    out += "\\u";
+    for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(code >> shift) & 0xf]);
+    i += code < 0x100 ? 1 : 2;
+    plain = i + 1;
+  }
+  append_json_string_body(out, text.substr(plain));
+  out.push_back('"');
+}
+
 void append_json_string_body(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   for (char c : text) {

@@ -292,3 +292,32 @@ TEST_CASE("append_base64 appends and sizes its output as 4 * ceil(n / 3)") {
 }
 
 }  // namespace keyshard
+
+namespace keyshard {
+namespace {
+
+std::string terminal_string(std::string_view text) {
+  std::string out;
+  append_json_string_for_terminal(out, text);
+  return out;
+}
+
+TEST_CASE("append_json_string_for_terminal escapes what a terminal would hide or reorder") {
+  // As append_json_string for all else.
+  CHECK(terminal_string("user_1") == "\"user_1\"");
+  CHECK(terminal_string("é 😀 名 \"\\\n\x01") == "\"é 😀 名 \\\"\\\\\\n\\u0001\"");
+  CHECK(terminal_string("") == "\"\"");
+  // C1 controls, zero-width and bidirectional marks, line and paragraph separators, U+FEFF.
+  CHECK(terminal_string("a\xC2\x80z\xC2\x9B") == "\"a\\u0080z\\u009b\"");
+  CHECK(terminal_string("\xE2\x80\x8B") == "\"\\u200b\"");
+  CHECK(terminal_string("admin\xE2\x80\xAEtxt.exe") == "\"admin\\u202etxt.exe\"");
+  CHECK(terminal_string("\xE2\x80\xA8\xE2\x80\xA9") == "\"\\u2028\\u2029\"");
+  CHECK(terminal_string("\xE2\x81\xA6x\xE2\x81\xA9") == "\"\\u2066x\\u2069\"");
+  CHECK(terminal_string("\xEF\xBB\xBFk") == "\"\\ufeffk\"");
+  // Their neighbours are shown as they are.
+  CHECK(terminal_string("\xC2\xA0\xE2\x80\x8A\xE2\x80\x90\xE2\x80\xAF\xEF\xBB\xBE") ==
+        "\"\xC2\xA0\xE2\x80\x8A\xE2\x80\x90\xE2\x80\xAF\xEF\xBB\xBE\"");
+}
+
+}  // namespace
+}  // namespace keyshard
