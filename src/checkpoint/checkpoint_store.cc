@@ -15,6 +15,7 @@
 #include "checkpoint/checkpoint_codec.h"
 #include "pipeline/run_config.h"
 #include "util/durable_files.h"
+#include "util/interrupt.h"
 
 namespace keyshard {
 namespace {
@@ -27,9 +28,10 @@ std::string state_dir(const std::string& dir) { return dir + "/" + kStateDirName
 bool process_runs(pid_t pid) {
   if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
   const std::string path = "/proc/" + std::to_string(pid) + "/stat";
-  FileDescriptor stat(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  FileDescriptor status_file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   char text[512] = {};
-  const ssize_t got = stat.valid() ? ::read(stat.get(), text, sizeof text - 1) : -1;
+  const ssize_t got =
+      status_file.valid() ? ::read(status_file.get(), text, sizeof text - 1) : -1;
   if (got <= 0) return true;  // (no /proc: as kill() says)
   // "pid (name) state ...": the name may hold anything, so the state follows its last ')'.
   const std::string_view fields(text, static_cast<size_t>(got));
@@ -230,6 +232,10 @@ Status RunLock::take(const std::string& path, const std::string& dir) {
                    visible_controls(dir).c_str(), holder_pid);
       while (::flock(fd_.get(), LOCK_EX) != 0) {
         if (errno != EINTR) return Status::error("cannot lock: " + errno_text(errno), path);
+        if (const int signal_number = interrupt_signal(); signal_number != 0) {
+          return Status::error("interrupted while waiting for them; nothing was read or written",
+                               dir, kExitInterrupted + signal_number);
+        }
       }
     }
   }
