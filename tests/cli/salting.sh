@@ -232,3 +232,24 @@ with open(sys.argv[2]) as annotated, open(sys.argv[3], "rb") as source:
 assert {d["key"]: d["offset"] for d in decisions} == first, (decisions, first)
 PY
 pass "the summary names the first salted event"
+
+# --hot-keys on a key whose crossing event starts an input with a byte order mark: the key it
+# salts is the key without the mark, as routed, so the run partitions as without the mark.
+python3 - <<'PY'
+lines = [f"{'hot' if i % 16 == 0 else f'k{i}'},{i}" for i in range(9999)]
+open("before-bom.csv", "w").write("\n".join(lines) + "\n")
+rest = "\n".join(f"{'hot' if i % 4 == 0 else f'm{i}'},{i}" for i in range(2000)) + "\n"
+open("bom-first.csv", "w", encoding="utf-8").write("\ufeffhot,first\n" + rest)
+open("plain-first.csv", "w").write("hot,first\n" + rest)
+PY
+for first in bom-first plain-first; do
+  run_status ks split -k 1 --format delimited --delimiter , -n 4 --hot-keys auto:5% \
+    -o "hot-$first" before-bom.csv "$first.csv"
+  expect_eq "$STATUS" 0 "--hot-keys over $first.csv"
+  expect_contains "$ERR" 'hot key "hot" salted over 4 sub-keys' "the key salted ($first)"
+done
+for p in 0 1 2 3; do
+  expect_eq "$(wc -l < "hot-bom-first/part-0000$p.ndjson")" \
+    "$(wc -l < "hot-plain-first/part-0000$p.ndjson")" "partition $p with and without the mark"
+done
+pass "--hot-keys salts a key that crossed at an input's byte order mark by its key"
