@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checkpoint/checkpoint_store.h"
@@ -127,6 +129,30 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
   return split;
 }
 
+namespace {
+
+// Whether `command` holds a --name field, {partition} or {partition:SPEC} ({partition:05}, say;
+// not jq's {partition: .p}, whose spec would hold a blank).
+bool names_partition_field(std::string_view command) {
+  constexpr std::string_view kField = "{partition";
+  for (size_t at = command.find(kField); at != std::string_view::npos;
+       at = command.find(kField, at + 1)) {
+    size_t end = at + kField.size();
+    if (end < command.size() && command[end] == ':') {
+      ++end;
+      while (end < command.size() &&
+             (std::isalnum(static_cast<unsigned char>(command[end])) != 0 ||
+              std::string_view("<>^+-#.").find(command[end]) != std::string_view::npos)) {
+        ++end;
+      }
+    }
+    if (end < command.size() && command[end] == '}') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Status run_split(const SplitOptions& given) {
   SplitOptions options = given;
   if (!options.dead_letter.empty() && options.dead_letter != "-") {
@@ -147,7 +173,7 @@ Status run_split(const SplitOptions& given) {
     print_warning("--name names partition files; with --exec-per worker each child's output "
                   "is DIR/worker-NNNNN.ndjson, so it changes nothing");
   }
-  if (config.exec() && config.exec_command.find("{partition") != std::string::npos) {
+  if (config.exec() && names_partition_field(config.exec_command)) {
     print_warning("--exec: {partition} is not replaced in the command (only --name has it); "
                   "a child finds its partition in $KEYSHARD_PARTITION, e.g. --exec 'cat > "
                   "part-$KEYSHARD_PARTITION.txt'");
@@ -242,6 +268,10 @@ Status run_split(const SplitOptions& given) {
   const std::set<std::string> replaced = links_force_replaces(config);  // none without --force
   if (Status status = check_inputs_are_not_outputs(config, replaced); !status) return status;
   if (Status status = check_dead_letter_is_apart(config, replaced); !status) return status;
+  // (The last moment a signal leaves DIR as it was: from here files are created or removed.)
+  if (const int signal_number = interrupt_signal(); signal_number != 0) {
+    return interrupted_before_start(signal_number);
+  }
   if (Status status = prepare_outputs(config, continuing); !status) return status;
   if (Status status = unlink_symlinked_outputs(replaced); !status) return status;
   if (config.checkpoints && config.force) {
