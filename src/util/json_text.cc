@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
+
 namespace keyshard {
 
 void append_json_string(std::string& out, std::string_view text) {
@@ -10,37 +12,61 @@ void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+// Whether a terminal shows code point `code` as nothing, or lets it reorder the text around it:
+// C1 controls, the soft hyphen, format and bidirectional marks, fillers, variation selectors,
+// tags.
+bool hidden_on_terminal(uint32_t code) {
+  return (code >= 0x80 && code <= 0x9f) || code == 0xad || code == 0x34f || code == 0x61c ||
+         code == 0x115f || code == 0x1160 || code == 0x17b4 || code == 0x17b5 ||
+         (code >= 0x180b && code <= 0x180f) || (code >= 0x200b && code <= 0x200f) ||
+         (code >= 0x2028 && code <= 0x202e) || (code >= 0x2060 && code <= 0x206f) ||
+         code == 0x3164 || (code >= 0xfe00 && code <= 0xfe0f) || code == 0xfeff ||
+         code == 0xffa0 || (code >= 0xfff0 && code <= 0xfffb) ||
+         (code >= 0x1d173 && code <= 0x1d17a) || (code >= 0xe0000 && code <= 0xe0fff);
+}
+
+void append_u_escape(std::string& out, uint32_t unit) {
+  out += "\\u";
+  for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(unit >> shift) & 0xf]);
+}
+
+}  // namespace
+
 void append_json_string_for_terminal(std::string& out, std::string_view text) {
-  // The code point of an invisible or reordering character that starts `text`, or 0 (each
-  // is two or three bytes of UTF-8, which no other character's sequence contains).
-  auto invisible = [](std::string_view at) -> unsigned {
-    const auto byte = [&at](size_t i) { return static_cast<unsigned char>(at[i]); };
-    if (at.size() >= 2 && byte(0) == 0xc2 && byte(1) >= 0x80 && byte(1) <= 0x9f) return byte(1);
-    if (at.size() < 3) return 0;
-    const unsigned code = ((byte(0) & 0x0fu) << 12) | ((byte(1) & 0x3fu) << 6) | (byte(2) & 0x3fu);
-    if (byte(0) != 0xe2 && byte(0) != 0xef) return 0;
-    const bool hidden = (code >= 0x200b && code <= 0x200f) || (code >= 0x2028 && code <= 0x202e) ||
-                        (code >= 0x2066 && code <= 0x2069) || code == 0xfeff;
-    return hidden ? code : 0;
-  };
-  static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
   size_t plain = 0;  // the start of the bytes not yet appended
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned code = invisible(text.substr(i));
-    if (code == 0) continue;
-    append_json_string_body(out, text.substr(plain, i - plain));
-    out += "\\u";
-    for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(code >> shift) & 0xf]);
-    i += code < 0x100 ? 1 : 2;
-    plain = i + 1;
+  size_t i = 0;
+  while (i < text.size()) {
+    // One character of valid UTF-8: its length from the lead byte, then its code point.
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const size_t length = lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+    if (length == 1 || i + length > text.size()) {
+      i += 1;
+      continue;
+    }
+    uint32_t code = lead & (0x7fu >> length);
+    for (size_t k = 1; k < length; ++k) code = (code << 6) | (text[i + k] & 0x3fu);
+    if (hidden_on_terminal(code)) {
+      append_json_string_body(out, text.substr(plain, i - plain));
+      if (code < 0x10000) {
+        append_u_escape(out, code);
+      } else {  // as a JSON escape writes it: a surrogate pair
+        append_u_escape(out, 0xd800 + ((code - 0x10000) >> 10));
+        append_u_escape(out, 0xdc00 + ((code - 0x10000) & 0x3ff));
+      }
+      plain = i + length;
+    }
+    i += length;
   }
   append_json_string_body(out, text.substr(plain));
   out.push_back('"');
 }
 
 void append_json_string_body(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
   for (char c : text) {
     const auto byte = static_cast<unsigned char>(c);
     switch (c) {

@@ -15,8 +15,9 @@ void append_json_string(std::string& out, std::string_view text);
 void append_json_string_body(std::string& out, std::string_view text);
 
 /// As append_json_string, for a terminal: the characters that show as nothing or reorder the
-/// text around them (C1 controls, zero-width and bidirectional marks, U+2028, U+2029, U+FEFF)
-/// are \uXXXX escapes too, so that a key shown cannot pass for another. `text`: valid UTF-8.
+/// text around them (C1 controls, the soft hyphen, zero-width, format and bidirectional marks,
+/// fillers, variation selectors, tags) are \u escapes too, so that a key shown cannot pass for
+/// another. `text`: valid UTF-8.
 void append_json_string_for_terminal(std::string& out, std::string_view text);
 
 /// Appends `text` as a quoted JSON string that is always valid JSON, for names shown to people

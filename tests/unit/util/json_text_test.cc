@@ -314,6 +314,10 @@ TEST_CASE("append_json_string_for_terminal escapes what a terminal would hide or
   CHECK(terminal_string("\xE2\x80\xA8\xE2\x80\xA9") == "\"\\u2028\\u2029\"");
   CHECK(terminal_string("\xE2\x81\xA6x\xE2\x81\xA9") == "\"\\u2066x\\u2069\"");
   CHECK(terminal_string("\xEF\xBB\xBFk") == "\"\\ufeffk\"");
+  CHECK(terminal_string("soft\xC2\xADhyphen\xD8\x9C\xE2\x81\xA0") ==
+        "\"soft\\u00adhyphen\\u061c\\u2060\"");
+  CHECK(terminal_string("\xE3\x85\xA4\xEF\xB8\x8F") == "\"\\u3164\\ufe0f\"");
+  CHECK(terminal_string("a\xF3\xA0\x80\x81" "b") == "\"a\\udb40\\udc01b\"");  // U+E0001, a tag
   // Their neighbours are shown as they are.
   CHECK(terminal_string("\xC2\xA0\xE2\x80\x8A\xE2\x80\x90\xE2\x80\xAF\xEF\xBB\xBE") ==
         "\"\xC2\xA0\xE2\x80\x8A\xE2\x80\x90\xE2\x80\xAF\xEF\xBB\xBE\"");
