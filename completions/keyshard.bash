@@ -86,7 +86,7 @@ _keyshard_values() {
       done
       _keyshard_reply -W "$fields" -- "$value"
       ;;
-    --checkpoint-every) _keyshard_reply -W 'auto off 64MiB 256MiB 30s 5m' -- "$value" ;;
+    --checkpoint-every) _keyshard_reply -W 'auto off 64MiB 30s 5m' -- "$value" ;;
     --exec-per) _keyshard_reply -W 'partition worker' -- "$value" ;;
     --commit) _keyshard_reply -W 'sync async' -- "$value" ;;
     --hot-keys) _keyshard_reply -W 'auto auto:1% auto:2% auto:5% auto:10%' -- "$value" ;;

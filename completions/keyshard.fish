@@ -105,7 +105,7 @@ complete -c keyshard -n $split -l on-bad -x -a 'dead-letter skip fail' \
     -d 'What to do with a bad line'
 complete -c keyshard -n $split -l dead-letter -r -F -d 'Dead-letter file'
 # Checkpoints
-complete -c keyshard -n $split -l checkpoint-every -x -a 'auto off 64MiB 256MiB 30s 5m' \
+complete -c keyshard -n $split -l checkpoint-every -x -a 'auto off 64MiB 30s 5m' \
     -d 'Checkpoint after this much input, or this often (64MiB, 30s, 5m, auto, off)'
 complete -c keyshard -n $split -l commit -x -a '(__keyshard_commit_modes)' \
     -d 'How durable each checkpoint is (default sync)'

@@ -77,8 +77,8 @@ Status ChunkReader::position_input(InputStart& start) {
       // to read, are gone: not an error of the run's, yet its outputs will lack them.
       warn_(source_->name() + ": it holds " + std::to_string(source_->file_size) +
             " bytes, fewer than the " + std::to_string(recorded.size) +
-            " it held when the run read it: it was cut short since; resume reads it to its end "
-            "as it is now");
+            " it held when the run read it: it was cut short since; this run reads it to its "
+            "end as it is now");
     }
     return {};
   }

@@ -37,6 +37,7 @@ void InterruptNotice::watch() {
     if (seen == std::chrono::steady_clock::time_point{}) {
       seen = now;
     } else if (now - seen >= kPatience) {
+      lock.unlock();  // (stderr may block: stop() must not wait on it)
       (void)write_stderr_record(
           "keyshard: interrupted: waiting for the children to take the events they were "
           "handed and end (a second signal ends keyshard at once, and leaves them running)\n");

@@ -38,9 +38,9 @@ class ZstdSink final : public Sink {
   Status finish() override {
     if (!has_frame_) {
       // An output that stayed empty: one empty frame makes it a valid zstd stream, which
-      // `zstd -d` reads as nothing, where it refuses a 0-byte file. (It is written here, not at
-      // the start, so that every checkpoint before it records 0 bytes, which a file that a
-      // crash left missing or empty still matches.)
+      // `zstd -d` reads as nothing, where it refuses a 0-byte file. (Only at the end: every
+      // checkpoint before records 0 bytes, which a file that a crash left missing or empty,
+      // never synced, still matches.)
       if (Status status = context_->compress({}, frame_, inner_->name()); !status) return status;
       has_frame_ = true;
       if (Status status = inner_->write(frame_); !status) return status;

@@ -171,7 +171,8 @@ pass "--no-validate: same partitions on valid events; not an object, no key or n
 # too long both say what the carriage returns may mean.
 printf '{"id":"a"}\r{"id":"b"}\r' > cr-only.ndjson
 ks split -q -k id -n 2 -o cr-only cr-only.ndjson
-expect_contains "$(cat cr-only/dead-letter.ndjson)" '"detail":"content after the JSON value, past a carriage return (are the lines ended by CR alone?)"' \
+expect_contains "$(cat cr-only/dead-letter.ndjson)" \
+  '"detail":"content after the JSON value, past a carriage return (are the lines ended by CR alone?)"' \
   "a bad line of CR-ended lines"
 printf '{"id":"a"} {"id":"b"}\n' > two-values.ndjson
 ks split -q -k id -n 2 -o two-values two-values.ndjson

@@ -339,14 +339,19 @@ pass "the resume hint of a run that read standard input"
 
 # Stdin: the same stream completes exactly; a different one is refused, naming <stdin>.
 rm -rf from-stdin
-(cat events.ndjson; sleep 30) | "$KEYSHARD" split -k user_id -n 8 -q --chunk-size 64KiB \
-  --checkpoint-every 256KiB -o from-stdin &
-for _ in $(seq 1 400); do
+mkfifo from-stdin.fifo
+"$KEYSHARD" split -k user_id -n 8 -q --chunk-size 64KiB --checkpoint-every 256KiB \
+  -o from-stdin < from-stdin.fifo &
+pid=$!
+exec 3> from-stdin.fifo  # (held open: the run waits for more after the events)
+cat events.ndjson >&3
+for _ in $(seq 1 3000); do
   grep -qE '"offset":[1-9]' from-stdin/.keyshard/checkpoint.json 2>/dev/null && break
-  sleep 0.005
+  sleep 0.01
 done
-pkill -KILL -f "split -k user_id -n 8 -q --chunk-size 64KiB --checkpoint-every 256KiB -o from-stdin" || true
-wait 2>/dev/null || true
+kill -KILL "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+exec 3>&-
 grep -qE '"offset":[1-9]' from-stdin/.keyshard/checkpoint.json || fail "no stdin checkpoint"
 sed 's/user_/usr_/' events.ndjson > other.ndjson
 run_status ks resume -q from-stdin < other.ndjson
@@ -744,10 +749,15 @@ pass "a --dead-letter inside DIR moves with it; verify knows compressed files fr
 # (an empty output gets its empty zstd frame when the run ends, not at its start). Here the run
 # waits on standard input after that checkpoint, and is killed there.
 rm -rf zst-start
-sleep 30 | "$KEYSHARD" split -k user_id -n 2 -q --compress zstd -o zst-start - &
-for _ in $(seq 1 500); do [ -f zst-start/.keyshard/checkpoint.json ] && break; sleep 0.01; done
-pkill -KILL -f "split -k user_id -n 2 -q --compress zstd -o zst-start" || true
-wait 2>/dev/null || true
+mkfifo zst-start.fifo
+"$KEYSHARD" split -k user_id -n 2 -q --compress zstd -o zst-start - < zst-start.fifo &
+pid=$!
+exec 3> zst-start.fifo  # (held open, and nothing written: the run waits)
+for _ in $(seq 1 3000); do [ -f zst-start/.keyshard/checkpoint.json ] && break; sleep 0.01; done
+[ -f zst-start/.keyshard/checkpoint.json ] || fail "no start checkpoint within 30 s"
+kill -KILL "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+exec 3>&-
 python3 - zst-start/.keyshard/checkpoint.json <<'PY' || fail "the start checkpoint records bytes"
 import json, sys
 sizes = [o["size"] for o in json.load(open(sys.argv[1]))["outputs"]]
@@ -897,7 +907,7 @@ if unshare -m true 2> /dev/null; then
   expect_eq "$STATUS" 1 "resume of an unfinished run into a DIR it cannot write in"
   expect_contains "$ERR" "unwritable: cannot write in it: Read-only file system (resume writes \
 the summary and its checkpoints there)" "says so"
-  [ "$(grep -o '"complete": *[a-z]*' unwritable/.keyshard/checkpoint.json)" = '"complete": false' ] ||
+  grep -q '"complete": false' unwritable/.keyshard/checkpoint.json ||
     fail "the checkpoint was left as it was"
 else
   echo "checkpoints: SKIP: no mount namespace (needs root), so no DIR that cannot be written in"
@@ -911,39 +921,71 @@ pass "resume says at once that it cannot write in DIR"
 # for. Here a process that the test does not wait for takes the lock, writes its pid, leaves a
 # child holding the lock for 2 s, and ends.
 ks split -q -k user_id -n 2 -o zombie-held few-events.ndjson
-python3 - zombie-held/.keyshard/lock <<'PY' &
+# hold_lock LOCK TAG: in the background, a process takes LOCK, writes its pid, leaves a child
+# holding LOCK until TAG.release exists, and ends unwaited for (a zombie) until TAG.done
+# exists; its pid goes to TAG.pid once it is a zombie.
+hold_lock() {
+  python3 - "$1" "$2" <<'PY' &
 import fcntl, os, sys, time
+lock, tag = sys.argv[1], sys.argv[2]
 holder = os.fork()
 if holder == 0:
-    fd = os.open(sys.argv[1], os.O_RDWR)
+    fd = os.open(lock, os.O_RDWR)
     fcntl.flock(fd, fcntl.LOCK_EX)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     if os.fork() == 0:  # the "child" that still holds the lock
-        time.sleep(2)
+        while not os.path.exists(tag + ".release"):
+            time.sleep(0.02)
         os._exit(0)
-    os._exit(0)  # a zombie: nobody waits for it until the test is done
-while not os.path.exists("zombie.done"):
+    os._exit(0)
+while open(f"/proc/{holder}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+    time.sleep(0.01)
+with open(tag + ".pid.tmp", "w") as out:
+    out.write(f"{holder}\n")
+os.rename(tag + ".pid.tmp", tag + ".pid")
+while not os.path.exists(tag + ".done"):
     time.sleep(0.05)
-    if not os.path.exists("zombie.pid"):
-        with open("zombie.pid.tmp", "w") as out:
-            out.write(f"{holder}\n")
-        os.rename("zombie.pid.tmp", "zombie.pid")
 os.waitpid(holder, 0)
 PY
+}
+# wait_for_text FILE TEXT: until FILE holds TEXT (30 s at most).
+wait_for_text() {
+  for _ in $(seq 1 3000); do grep -qF "$2" "$1" 2>/dev/null && return; sleep 0.01; done
+  fail "no [$2] in $1 within 30 s: $(cat "$1")"
+}
+hold_lock zombie-held/.keyshard/lock zombie
 reaper=$!
-for _ in $(seq 1 200); do [ -s zombie.pid ] && break; sleep 0.05; done
+for _ in $(seq 1 3000); do [ -s zombie.pid ] && break; sleep 0.01; done
 holder=$(cat zombie.pid)
-for _ in $(seq 1 100); do
-  [ "$(awk '{print $3}' "/proc/$holder/stat" 2>/dev/null)" = Z ] && break
-  sleep 0.02
-done
 expect_eq "$(awk '{print $3}' "/proc/$holder/stat" 2>/dev/null)" Z "the holder is a zombie"
-run_status ks split -q -k user_id -n 2 --force -o zombie-held few-events.ndjson
+"$KEYSHARD" split -q -k user_id -n 2 --force -o zombie-held few-events.ndjson 2> zombie.err &
+run=$!
+wait_for_text zombie.err "waiting for the --exec children of an earlier run (pid $holder)"
+touch zombie.release
+set +e
+wait "$run"
+status=$?
+set -e
 touch zombie.done
 wait "$reaper"
-expect_eq "$STATUS" 0 "a run after one that ended, not waited for, while its children held the lock"
-expect_contains "$ERR" "waiting for the --exec children of an earlier run (pid $holder)" \
-  "the zombie's children are waited for"
+expect_eq "$status" 0 "a run after one that ended, not waited for, while its children held the lock"
+# A signal while it waits ends it, in order.
+hold_lock zombie-held/.keyshard/lock waiting
+reaper=$!
+for _ in $(seq 1 3000); do [ -s waiting.pid ] && break; sleep 0.01; done
+"$KEYSHARD" split -q -k user_id -n 2 --force -o zombie-held few-events.ndjson 2> waiting.err &
+run=$!
+wait_for_text waiting.err "waiting for the --exec children of an earlier run"
+kill -TERM "$run"
+set +e
+wait "$run"
+status=$?
+set -e
+touch waiting.release waiting.done
+wait "$reaper"
+expect_eq "$status" 143 "SIGTERM while waiting for the lock"
+expect_contains "$(cat waiting.err)" "zombie-held: interrupted while waiting for them; nothing was \
+read or written" "says so"
 pass "a zombie is not a live run: its children are waited for"
 
 # Between checkpoints further apart than 64 MiB of input, --commit sync also syncs the outputs

@@ -175,7 +175,7 @@ if load="$(bash --norc --noprofile -c 'source "$1" && complete -p keyshard' bash
   compare "bash, 'keyshard split --annotate key,salt,o<Tab>'" "key,salt,offset" \
     "$(bash_offers 'keyshard split --annotate key,salt,o')"
   compare "bash, 'keyshard split --checkpoint-every <Tab>'" \
-    "$(printf '%s\n' auto off 64MiB 256MiB 30s 5m)" \
+    "$(printf '%s\n' auto off 64MiB 30s 5m)" \
     "$(bash_offers 'keyshard split --checkpoint-every ')"
 else
   fail "completions/keyshard.bash does not load in bash ('complete -p keyshard' failed):"

@@ -28,12 +28,13 @@ printf '\xef\xbb\xbfuser1,c\n' > bom2.csv
 ks split --format delimited --delimiter , -k 1 -n 8 -o bom -q bom.csv bom2.csv
 p=$(ks which -n 8 user1)
 expect_eq "$(grep -c user1 "bom/part-0000$p.ndjson")" 3 "a byte order mark at each input's start"
-cmp -s <(cat bom.csv bom2.csv) <(cat bom/part-*.ndjson) || fail "the lines keep their byte order mark"
+cmp -s <(cat bom.csv bom2.csv) <(cat bom/part-*.ndjson) ||
+  fail "the lines keep their byte order mark"
 printf '\xef\xbb\xbfuser1\nuser1\n\xef\xbb\xbfuser1\n' > bom.txt
 expect_contains "$(ks stats --format line -n 8 --json bom.txt)" \
   "{\"partition\": $p, \"events\": 2, \"bytes\": 15}" "stats: the mark starts the input only once"
-expect_contains "$(ks plan --format line --from 8 --to 9 bom.txt 2>&1)" "over 3 events and 2 distinct keys" \
-  "plan: the mark starts the input only once"
+expect_contains "$(ks plan --format line --from 8 --to 9 bom.txt 2>&1)" \
+  "over 3 events and 2 distinct keys" "plan: the mark starts the input only once"
 pass "a byte order mark at an input's start"
 
 printf '%s\n' '{"account":{"id":7,"cur":"EUR"},"tags":["x","y"]}' \
