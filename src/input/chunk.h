@@ -78,6 +78,9 @@ struct Chunk {
 
   size_t line_count() const { return line_starts.empty() ? 0 : line_starts.size() - 1; }
 
+  /// Whether line i is the first of its input (where a byte order mark may come first).
+  bool starts_input(size_t i) const { return input_offset + line_starts[i] == 0; }
+
   /// Line i's key bytes (--annotate key only); empty for a line without a key.
   std::string_view key(size_t i) const {
     const uint32_t begin = i == 0 ? 0 : key_ends[i - 1];

@@ -55,9 +55,8 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
     const size_t readable_end = chunk.readable_end();
     for (size_t i = 0; i < chunk.line_count(); ++i) {
       ++plan.lines;
-      const Extraction extraction =
-          extractor.extract(chunk.line(i), readable_end - chunk.line_starts[i],
-                            chunk.input_offset + chunk.line_starts[i] == 0);
+      const Extraction extraction = extractor.extract(
+          chunk.line(i), readable_end - chunk.line_starts[i], chunk.starts_input(i));
       if (!extraction.ok) {
         if (extraction.reason == BadReason::kMissingKey) ++plan.missing_key;
         continue;

@@ -88,8 +88,7 @@ void Router::route(Chunk& chunk) {
   for (size_t i = 0; i < lines; ++i) {
     const std::string_view line = chunk.line(i);
     const size_t readable = readable_end - chunk.line_starts[i];
-    Extraction extraction = extractor_.extract_in_block(
-        line, readable, chunk.input_offset + chunk.line_starts[i] == 0);
+    Extraction extraction = extractor_.extract_in_block(line, readable, chunk.starts_input(i));
     if (extraction.ok && config_.annotate() && !ends_with_brace(line)) {
       extraction = bad_line(BadReason::kInvalidJson, "no closing brace to annotate");
     }

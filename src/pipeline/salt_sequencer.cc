@@ -66,9 +66,8 @@ void SaltSequencer::detect_hot_keys(Chunk& chunk) {
     // The summary's count is a lower bound: a key is salted only once it surely crossed.
     const auto count = shares_.count_of(hash);
     if (static_cast<double>(count) <= share * static_cast<double>(shares_.total())) continue;
-    const Extraction extraction =
-        extractor_->extract(chunk.line(i), readable_end - chunk.line_starts[i],
-                            chunk.input_offset + chunk.line_starts[i] == 0);
+    const Extraction extraction = extractor_->extract(
+        chunk.line(i), readable_end - chunk.line_starts[i], chunk.starts_input(i));
     automatic_.emplace(hash, decisions_.size());
     automatic_dealt_.push_back(0);
     // Until a salted event comes, the offset is just after the line that crossed the share.
