@@ -187,8 +187,9 @@ done
 pass "KEYSHARD_READ_IN_PLACE: no reads with read(), auto measures, anything else is refused"
 
 # One key only, so that whole runs of lines, each as long as an output buffer, are handed to
-# the outputs at once (here --exec children, slow to start): truncated under them, the children
-# still get only whole lines.
+# the outputs at once (here --exec children, which read nothing until the file is truncated, so
+# that the reader surely stands still with the pool in flight): truncated under them, the
+# children still get only whole lines.
 if [ "$leases" = 1 ]; then
   python3 -c '
 import sys
@@ -199,13 +200,30 @@ sys.stdout.write(line * 200000)' > hot.ndjson
   python3 - "$KEYSHARD" <<'PY' 2> hot.err
 import os, subprocess, sys, time
 from reader_still import wait_until_still
+command = ("until [ -e children.go ]; do sleep 0.02; done; "
+           "cat > children/out.$KEYSHARD_PARTITION")
 run = subprocess.Popen([sys.argv[1], "split", "-q", "-k", "user_id", "-n", "64", "-o", "hot-out",
-                        "--exec", "sleep 3; cat > children/out.$KEYSHARD_PARTITION",
-                        "hot.ndjson"])
-wait_until_still(run, "hot.ndjson")  # (the children asleep)
+                        "--exec", command, "hot.ndjson"])
+wait_until_still(run, "hot.ndjson")  # (the children wait for children.go)
 os.truncate("hot.ndjson", 0)
+open("children.go", "w").close()
 status = run.wait()
-time.sleep(3.5)  # the children, started in their own process group, finish
+
+def children_left():  # (started in their own process group: found by their command line)
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as line:
+                if command.encode() in line.read():
+                    return True
+        except OSError:
+            pass
+    return False
+
+
+for _ in range(3000):
+    if not children_left():
+        break
+    time.sleep(0.01)
 sys.exit(status)
 PY
   STATUS=$?
