@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "util/files.h"
 #include "util/status.h"
 
 namespace keyshard {
@@ -31,6 +32,9 @@ static_assert(std::atomic<uintptr_t>::is_always_lock_free);
 
 struct sigaction before_sigbus {};
 
+// How long a fault waits for the writes under way (kCut below says it).
+constexpr int kWritePatienceMs = 10'000;
+
 void say(const char* text, size_t size) {
   while (size > 0) {
     const ssize_t wrote = ::write(STDERR_FILENO, text, size);
@@ -48,15 +52,35 @@ void on_sigbus(int signal_number, siginfo_t* info, void* context) {
     if (begin == 0 || address < begin || address >= slot.end.load(std::memory_order_acquire)) {
       continue;
     }
-    // (Only async-signal-safe calls: write and _exit.)
+    // (Only async-signal-safe calls: write, nanosleep, pause and _exit.) A fault in another
+    // thread meanwhile waits here for this one to end the process.
+    static std::atomic<bool> ending{false};
+    if (ending.exchange(true)) {
+      for (;;) ::pause();
+    }
+    // The writes under way finish first, so that a pipe (standard output, an --exec child)
+    // gets whole lines; as no other write starts, the outputs hold only bytes of lines read
+    // before the fault.
+    const bool writes_finished = close_writes(kWritePatienceMs);
     static constexpr char kStart[] = "keyshard: ";
     static constexpr char kEnd[] =
         ": the file shrank while it was read (truncated by another program?), or part of it "
-        "could not be read from its disk; the run stops here, as after a crash (an output may "
-        "end part way through a line)\n";
-    say(kStart, sizeof kStart - 1);
-    say(slot.name, ::strnlen(slot.name, kNameBytes));
-    say(kEnd, sizeof kEnd - 1);
+        "could not be read from its disk; the run stops here, as after a crash";
+    static constexpr char kCut[] =
+        " (a write to an output was still blocked after 10 s: that output may end part way "
+        "through a line)";
+    // One write, so that no other thread's message comes in between.
+    static char message[sizeof kStart + kNameBytes + sizeof kEnd + sizeof kCut];
+    size_t size = 0;
+    const auto add = [&](const char* text, size_t length) {
+      for (size_t i = 0; i < length; ++i) message[size++] = text[i];
+    };
+    add(kStart, sizeof kStart - 1);
+    add(slot.name, ::strnlen(slot.name, kNameBytes));
+    add(kEnd, sizeof kEnd - 1);
+    if (!writes_finished) add(kCut, sizeof kCut - 1);
+    add("\n", 1);
+    say(message, size);
     ::_exit(kExitFailure);
   }
   // Not a mapped input: whatever handled SIGBUS before does (returning re-runs the access).

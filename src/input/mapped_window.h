@@ -8,6 +8,7 @@
 // program has open for writing when they are opened (a live log being rotated is read as
 // before), and turns such a fault into a message that names the file and an exit, before the
 // faulting access could hand on a byte: what the outputs hold came from the file as it was.
+// The writes under way finish first (close_writes), so that a pipe gets whole lines.
 #pragma once
 
 #include <cstddef>

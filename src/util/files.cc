@@ -6,8 +6,10 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -41,7 +43,44 @@ Status FileDescriptor::close(const std::string& path) {
   return {};
 }
 
+namespace {
+
+// The writes under way, and whether close_writes() ended them. A write counts itself in first
+// and then looks at `writes_closed`, and close_writes() sets it first and then counts: so
+// either it sees the write under way, or the write sees it closed (both sequentially
+// consistent). Lock-free, so safe in a signal handler.
+std::atomic<int> writes_under_way{0};
+std::atomic<bool> writes_closed{false};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
+
+class WriteUnderWay {
+ public:
+  WriteUnderWay() {
+    writes_under_way.fetch_add(1);
+    if (writes_closed.load()) {
+      writes_under_way.fetch_sub(1);
+      for (;;) ::pause();  // the process ends meanwhile
+    }
+  }
+  ~WriteUnderWay() { writes_under_way.fetch_sub(1); }
+  WriteUnderWay(const WriteUnderWay&) = delete;
+  WriteUnderWay& operator=(const WriteUnderWay&) = delete;
+};
+
+}  // namespace
+
+bool close_writes(int patience_ms) {
+  writes_closed.store(true);
+  for (int waited = 0; writes_under_way.load() != 0; ++waited) {
+    if (waited >= patience_ms) return false;
+    const timespec millisecond{0, 1'000'000};
+    ::nanosleep(&millisecond, nullptr);
+  }
+  return true;
+}
+
 Status write_all(int fd, std::string_view data, const std::string& path, int* failed_errno) {
+  const WriteUnderWay under_way;  // the whole of `data` is one write to close_writes()
   while (!data.empty()) {
     const ssize_t written = ::write(fd, data.data(), data.size());
     if (written < 0) {

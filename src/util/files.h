@@ -43,6 +43,12 @@ class FileDescriptor {
 Status write_all(int fd, std::string_view data, const std::string& path,
                  int* failed_errno = nullptr);
 
+/// For a process about to end at once (async-signal-safe, so a signal handler may call it):
+/// no write_all starts any more (one that would waits for the end), and those under way are
+/// let finish, for up to `patience_ms` milliseconds, so that an output given whole lines (a
+/// pipe) is not left part way through one. Whether every write under way finished.
+bool close_writes(int patience_ms);
+
 /// A file as the system knows it: device and inode numbers.
 using FileIdentity = std::pair<uint64_t, uint64_t>;
 

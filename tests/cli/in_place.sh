@@ -11,9 +11,9 @@ export KEYSHARD_READ_IN_PLACE=yes
 
 # For the truncation tests: waits until keyshard's reader stands still on `path` (its offset,
 # as /proc shows it, unmoved for 0.2 s: every chunk of the pool in flight), however long
-# keyshard took to start, or until keyshard has ended.
+# keyshard took to start, or until keyshard has ended (or two minutes have passed).
 cat > reader_still.py <<'PY'
-import os, time
+import fcntl, os, struct, termios, time
 
 def wait_until_still(run, path):
     target = os.path.realpath(path)
@@ -29,12 +29,54 @@ def wait_until_still(run, path):
         return -1
 
     last, still = -1, 0
-    while still < 20 and run.poll() is None:
+    deadline = time.monotonic() + 120  # (then the test fails on what follows, not hangs)
+    while still < 20 and run.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
         now = position()
         still = still + 1 if now == last and now > 0 else 0
         last = now
     return target
+
+
+def children(command):
+    """The --exec children running `command` (in their own process groups: found by their
+    command line)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as line:
+                if command.encode() in line.read():
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def wait_for_children(command):
+    """Waits (up to 30 s) until no child runs `command` any more."""
+    for _ in range(3000):
+        if not children(command):
+            return
+        time.sleep(0.01)
+
+
+def wait_until_pipes_full(run, command, count):
+    """Waits until `count` children running `command` each have a full pipe on their standard
+    input, so that keyshard's write to each waits for it to read (or keyshard has ended, or two
+    minutes have passed)."""
+    deadline = time.monotonic() + 120
+    while run.poll() is None and time.monotonic() < deadline:
+        full = 0
+        for pid in children(command):
+            try:
+                with open(f"/proc/{pid}/fd/0", "rb", buffering=0) as pipe:
+                    unread = struct.unpack("i", fcntl.ioctl(pipe, termios.FIONREAD, bytes(4)))[0]
+                    full += unread >= fcntl.fcntl(pipe, fcntl.F_GETPIPE_SZ)
+            except OSError:
+                pass
+        if full >= count:
+            return
+        time.sleep(0.01)
 PY
 
 # Lines of every kind, in many chunks: lines longer than a chunk, CRLF, empty and bad lines,
@@ -198,32 +240,18 @@ sys.stdout.write(line * 200000)' > hot.ndjson
   mkdir children
   set +e
   python3 - "$KEYSHARD" <<'PY' 2> hot.err
-import os, subprocess, sys, time
-from reader_still import wait_until_still
-command = ("until [ -e children.go ]; do sleep 0.02; done; "
-           "cat > children/out.$KEYSHARD_PARTITION")
+import os, shlex, subprocess, sys, time
+from reader_still import wait_for_children, wait_until_still
+here = shlex.quote(os.getcwd())  # (in the command: its children are this test's own)
+command = (f"until [ -e {here}/children.go ]; do sleep 0.02; done; "
+           f"cat > {here}/children/out.$KEYSHARD_PARTITION")
 run = subprocess.Popen([sys.argv[1], "split", "-q", "-k", "user_id", "-n", "64", "-o", "hot-out",
                         "--exec", command, "hot.ndjson"])
 wait_until_still(run, "hot.ndjson")  # (the children wait for children.go)
 os.truncate("hot.ndjson", 0)
 open("children.go", "w").close()
 status = run.wait()
-
-def children_left():  # (started in their own process group: found by their command line)
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as line:
-                if command.encode() in line.read():
-                    return True
-        except OSError:
-            pass
-    return False
-
-
-for _ in range(3000):
-    if not children_left():
-        break
-    time.sleep(0.01)
+wait_for_children(command)
 sys.exit(status)
 PY
   STATUS=$?
@@ -238,4 +266,57 @@ PY
     expect_eq "$(sort -u "$file" | wc -l)" 1 "$file: every line as it was"
   done
   pass "a file of one key truncated under runs of lines: the children get whole lines"
+fi
+
+# The fault may come while another output's write is under way: here worker 0's child has not
+# read its pipe full of hot.ndjson's lines (1.4 MB: more than a pipe and an output buffer, less
+# than the pool of chunks) when worker 1's input, cool.ndjson, is truncated and its child starts
+# to read, so that worker 1 (or the reader) faults while worker 0 still waits to write the rest
+# of a block. keyshard lets that write finish before it ends: the child gets
+# whole lines, not a pipe that ends part way through one.
+if [ "$leases" = 1 ]; then
+  python3 -c '
+import sys
+sys.stdout.write(("{\"user_id\":\"hot\",\"pad\":\"%s\"}\n" % ("p" * 217)) * 6000)' > hot.ndjson
+  python3 -c '
+import sys
+sys.stdout.write(("{\"user_id\":\"cool\",\"pad\":\"%s\"}\n" % ("c" * 230)) * int(sys.argv[1]))' \
+    100000 > cool.ndjson
+  expect_eq "$(ks which -n 2 hot cool | tr '\n' ' ')" "0 1 " "hot and cool go to workers 0 and 1"
+  mkdir two-workers
+  set +e
+  python3 - "$KEYSHARD" <<'PY' 2> two.err
+import os, shlex, subprocess, sys, time
+from reader_still import wait_for_children, wait_until_pipes_full, wait_until_still
+here = shlex.quote(os.getcwd())  # (in the command: its children are this test's own)
+command = (f"until [ -e {here}/two-workers/go.$KEYSHARD_PARTITION ]; do sleep 0.02; done; "
+           f"cat > {here}/two-workers/out.$KEYSHARD_PARTITION")
+run = subprocess.Popen([sys.argv[1], "split", "-q", "-k", "user_id", "-n", "2", "-j", "2",
+                        "-o", "two-out", "--exec", command, "hot.ndjson", "cool.ndjson"])
+wait_until_pipes_full(run, command, 2)  # each worker waits in a write
+wait_until_still(run, "cool.ndjson")  # and the pool is in flight, with lines of cool.ndjson
+os.truncate("cool.ndjson", 0)
+open("two-workers/go.1", "w").close()
+time.sleep(1)  # worker 1 (or the reader) faults; worker 0's write still waits for its child
+still_running = run.poll() is None
+open("two-workers/go.0", "w").close()
+status = run.wait()
+wait_for_children(command)
+print("still running" if still_running else "ended", file=sys.stderr)
+sys.exit(status)
+PY
+  STATUS=$?
+  set -e
+  ERR=$(cat two.err)
+  expect_eq "$STATUS" 1 "exit status, a fault while a write is under way: $ERR"
+  expect_contains "$ERR" "keyshard: cool.ndjson: the file shrank while it was read" \
+    "the error names the file (a fault while a write is under way)"
+  expect_contains "$ERR" "still running" "keyshard waited for the write under way"
+  [[ $ERR != *"may end part way through a line"* ]] || fail "a write was said to be cut: $ERR"
+  for file in two-workers/out.0 two-workers/out.1; do
+    [ -s "$file" ] || fail "$file: nothing written"
+    expect_eq "$(tail -c 1 "$file" | od -An -c | tr -d ' ')" '\n' "$file: whole lines"
+    expect_eq "$(sort -u "$file" | wc -l)" 1 "$file: every line as it was"
+  done
+  pass "a fault while another output's write is under way: that write ends first, in whole lines"
 fi
