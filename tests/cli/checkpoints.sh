@@ -278,13 +278,8 @@ make_interrupted() {  # DIR INPUT...
     -o "$dir" "$@" &
   local pid=$!
   # Wait for a checkpoint past the start, then kill.
-  for _ in $(seq 1 400); do
-    if grep -q '"offset": *[1-9]' "$dir/.keyshard/checkpoint.json" 2>/dev/null ||
-       grep -qE '"offset":[1-9]' "$dir/.keyshard/checkpoint.json" 2>/dev/null; then
-      break
-    fi
-    sleep 0.005
-  done
+  wait_until grep -qE '"offset": *[1-9]' "$dir/.keyshard/checkpoint.json" ||
+    fail "$dir: no checkpoint past the start"
   kill -KILL "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
@@ -324,10 +319,8 @@ for name in - /dev/stdin; do
   "$KEYSHARD" split -k user_id -n 8 -q --chunk-size 64KiB --checkpoint-every 256KiB \
     --commit async -o stdin-int "$name" < stdin-int.fifo 2> stdin-int.err &
   pid=$!
-  for _ in $(seq 1 1000); do
-    grep -qE '"offset":[1-9]' stdin-int/.keyshard/checkpoint.json 2>/dev/null && break
-    sleep 0.01
-  done
+  wait_until grep -qE '"offset":[1-9]' stdin-int/.keyshard/checkpoint.json ||
+    fail "stdin-int: no checkpoint past the start"
   kill -TERM "$pid" 2>/dev/null || true
   set +e; wait "$pid"; STATUS=$?; set -e
   kill "$writer" 2>/dev/null || true; wait "$writer" 2>/dev/null || true
@@ -345,10 +338,7 @@ mkfifo from-stdin.fifo
 pid=$!
 exec 3> from-stdin.fifo  # (held open: the run waits for more after the events)
 cat events.ndjson >&3
-for _ in $(seq 1 3000); do
-  grep -qE '"offset":[1-9]' from-stdin/.keyshard/checkpoint.json 2>/dev/null && break
-  sleep 0.01
-done
+wait_until grep -qE '"offset":[1-9]' from-stdin/.keyshard/checkpoint.json || true
 kill -KILL "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
 exec 3>&-
@@ -413,10 +403,8 @@ rm -rf stdin-first
 printf '{"user_id":"first"}\n' > first.ndjson
 "$KEYSHARD" split -k user_id -n 8 -q --chunk-size 64KiB --checkpoint-every 256KiB \
   -o stdin-first - events.ndjson < first.ndjson &
-for _ in $(seq 1 400); do
-  grep -qE '"offset":[1-9][0-9]{4}' stdin-first/.keyshard/checkpoint.json 2>/dev/null && break
-  sleep 0.005
-done
+wait_until grep -qE '"offset":[1-9][0-9]{4}' stdin-first/.keyshard/checkpoint.json ||
+  fail "stdin-first: no checkpoint past standard input"
 kill -KILL $! 2>/dev/null || true
 wait 2>/dev/null || true
 run_status timeout 60 "$KEYSHARD" resume -q stdin-first <&-
@@ -598,7 +586,7 @@ pass "guardrails: exit 3 and 4 after the checkpoint"
 mkfifo held.fifo
 "$KEYSHARD" split -k user_id -n 8 -q -o locked held.fifo &
 holder=$!
-for _ in $(seq 1 200); do [ -s locked/.keyshard/lock ] && break; sleep 0.01; done
+wait_until test -s locked/.keyshard/lock || fail "the first run took no lock"
 run_status ks split -k user_id -n 8 -q --incremental -o locked events.ndjson
 expect_eq "$STATUS" 75 "a second run on a locked DIR"
 expect_contains "$ERR" "another keyshard run (pid $holder)" "the lock holder's pid"
@@ -619,10 +607,7 @@ live_writer=$!
 "$KEYSHARD" split -k user_id -n 4 -q --checkpoint-every 64KiB --chunk-size 64KiB -o live \
   live.fifo &
 live_run=$!
-for _ in $(seq 1 3000); do
-  grep -qE '"offset":[1-9]' live/.keyshard/checkpoint.json 2>/dev/null && break
-  sleep 0.01
-done
+wait_until grep -qE '"offset":[1-9]' live/.keyshard/checkpoint.json || true
 grep -qE '"offset":[1-9]' live/.keyshard/checkpoint.json || fail "no checkpoint of the live run"
 run_status ks verify live
 expect_eq "$STATUS" 75 "verify while a run with checkpoints writes DIR"
@@ -665,7 +650,7 @@ pass "two runs racing for a new DIR"
 rm -rf lastfail feed.fifo && mkfifo feed.fifo
 "$KEYSHARD" split -k user_id -n 8 -q --checkpoint-every off -o lastfail feed.fifo 2> lastfail.err &
 pid=$!
-for _ in $(seq 1 1000); do [ -e lastfail/.keyshard/checkpoint.json ] && break; sleep 0.01; done
+wait_until test -e lastfail/.keyshard/checkpoint.json || fail "lastfail: no start checkpoint"
 mkdir lastfail/.keyshard/checkpoint.json.tmp  # the last checkpoint cannot be created
 cat events.ndjson > feed.fifo
 set +e; wait "$pid"; STATUS=$?; set -e
@@ -807,7 +792,7 @@ rm -rf exec-int
 "$KEYSHARD" split -k user_id -n 4 -q --exec cat --chunk-size 64KiB --checkpoint-every 256KiB \
   -o exec-int events.ndjson 2> exec-int.err &
 pid=$!
-for _ in $(seq 1 500); do [ -f exec-int/.keyshard/checkpoint.json ] && break; sleep 0.01; done
+wait_until test -f exec-int/.keyshard/checkpoint.json || fail "exec-int: no start checkpoint"
 kill -INT "$pid" 2>/dev/null || true
 set +e
 wait "$pid"
@@ -867,15 +852,14 @@ pass "a run that fails before its first checkpoint removes what it created"
 printf '{"k":"a"}\n' > one.ndjson
 ks split -q -k k -n 2 -o early one.ndjson
 rm early/.keyshard/checkpoint.json
-flock early/.keyshard/lock sleep 2 &  # as a run does while it creates its files
+# (held as a run does while it creates its files, until the test lets go)
+flock early/.keyshard/lock sh -c 'until [ -e early.release ]; do sleep 0.01; done' &
 locker=$!
-for _ in $(seq 1 100); do
-  flock -n early/.keyshard/lock true 2> /dev/null || break
-  sleep 0.01
-done
+wait_until sh -c '! flock -n early/.keyshard/lock true' || fail "the lock was never taken"
 run_status ks resume early
 expect_eq "$STATUS" 75 "resume while a run that has no checkpoint yet holds DIR"
 expect_contains "$ERR" "has not written its first checkpoint yet" "says why"
+touch early.release
 wait "$locker"
 run_status ks resume early
 expect_eq "$STATUS" 2 "resume without a checkpoint"

@@ -130,7 +130,8 @@ for signal in INT TERM; do
     2> "sig-$signal.err" &
   pid=$!
   # Once the first checkpoint is on disk, the signal handlers are in place.
-  for _ in $(seq 1 500); do [ -f "sig-$signal/.keyshard/checkpoint.json" ] && break; sleep 0.01; done
+  wait_until test -f "sig-$signal/.keyshard/checkpoint.json" ||
+    fail "sig-$signal: no start checkpoint"
   sleep 0.02
   kill -"$signal" "$pid" 2>/dev/null || true
   wait "$pid"

@@ -60,22 +60,36 @@ def wait_for_children(command):
         time.sleep(0.01)
 
 
+def is_full(pipe):
+    unread = struct.unpack("i", fcntl.ioctl(pipe, termios.FIONREAD, bytes(4)))[0]
+    return unread >= fcntl.fcntl(pipe, fcntl.F_GETPIPE_SZ)
+
+
 def wait_until_pipes_full(run, command, count):
     """Waits until `count` children running `command` each have a full pipe on their standard
     input, so that keyshard's write to each waits for it to read (or keyshard has ended, or two
-    minutes have passed)."""
+    minutes have passed). Pipes are told apart by inode: a child's shell forks (to sleep) with
+    the same command line and pipe."""
     deadline = time.monotonic() + 120
     while run.poll() is None and time.monotonic() < deadline:
-        full = 0
+        full = set()
         for pid in children(command):
             try:
                 with open(f"/proc/{pid}/fd/0", "rb", buffering=0) as pipe:
-                    unread = struct.unpack("i", fcntl.ioctl(pipe, termios.FIONREAD, bytes(4)))[0]
-                    full += unread >= fcntl.fcntl(pipe, fcntl.F_GETPIPE_SZ)
+                    if is_full(pipe):
+                        full.add(os.fstat(pipe.fileno()).st_ino)
             except OSError:
                 pass
-        if full >= count:
+        if len(full) >= count:
             return
+        time.sleep(0.01)
+
+
+def wait_until_stdout_full(run):
+    """Waits until keyshard's standard output (a pipe to this script) is full, so that its
+    write to it waits (or keyshard has ended, or two minutes have passed)."""
+    deadline = time.monotonic() + 120
+    while run.poll() is None and time.monotonic() < deadline and not is_full(run.stdout):
         time.sleep(0.01)
 PY
 
@@ -172,12 +186,13 @@ for holder in none writer policy-no; do
   set +e
   leases=$leases python3 - "$KEYSHARD" "$holder" <<'PY' 2> truncated.err
 import os, subprocess, sys
-from reader_still import wait_until_still
+from reader_still import wait_until_stdout_full, wait_until_still
 keyshard, holder = sys.argv[1], sys.argv[2]
 held = open("events.ndjson", "ab") if holder == "writer" else None
 env = dict(os.environ, KEYSHARD_READ_IN_PLACE="no" if holder == "policy-no" else "yes")
 run = subprocess.Popen([keyshard, "split", "-q", "-k", "user_id", "-n", "4", "-o", "-",
                         "events.ndjson"], stdout=subprocess.PIPE, env=env)
+wait_until_stdout_full(run)
 target = wait_until_still(run, "events.ndjson")
 with open(f"/proc/{run.pid}/maps") as maps:
     mapped = target in maps.read()

@@ -64,3 +64,14 @@ summary_field() {
 }
 
 pass() { echo "ok: $*"; }
+
+# wait_until CMD...: runs CMD every 10 ms until it succeeds (status 0), for up to 120 s; the
+# status is 1 if it never did. For a state a background run reaches at a pace the machine sets
+# (a sanitizer build on a busy machine can take many times as long), never a fixed sleep.
+wait_until() {
+  local deadline=$((SECONDS + 120))
+  until "$@" 2> /dev/null; do
+    [ "$SECONDS" -lt "$deadline" ] || return 1
+    sleep 0.01
+  done
+}
