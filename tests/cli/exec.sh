@@ -97,30 +97,78 @@ expect_eq "$(cat small-allowed/part-*.ndjson | wc -l)" 2 "--allow-early-exit, a 
 timeout 60 "$KEYSHARD" split -k user_id -n 2 -o small-read -q --exec 'head -n 150' small.ndjson
 expect_eq "$(cat small-read/part-*.ndjson | wc -l)" 150 "a child that read all, then exited"
 # SIGTERM while keyshard waits for a child to read the rest does not make an early exit a
-# success: the wait goes on, and the early exit is reported. (The signal is sent once both
-# children have started, and a little later, so that it lands in the wait however slow the
-# build: the input sits in the pipes long before the children's sleep ends.) It is sent twice,
-# 50 ms apart, as timeout(1) does (to keyshard, then to its process group): that is one request.
-# A second request, a second later, ends keyshard at once.
+# success: the wait goes on, and the early exit is reported. The children hold off reading until
+# term-early.go appears; the signal is sent once the whole input sits in their pipes (keyshard
+# has read it all and waits for them), however slow the build. It is sent twice, as timeout(1)
+# does (to keyshard, then to its process group): that is one request. (The second goes as soon
+# as keyshard has taken the first, well inside the 500 ms in which a repeat is one request; how
+# soon is the one thing here that rests on timing.) With one request, the children go on after
+# the signals; with a second request, a second later, keyshard ends at once, without waiting for
+# them (they go on, and end, after it has).
+term_pending() {  # term_pending PID: PID is alive with a SIGTERM not yet taken (builtins only)
+  local key value mask=0
+  { while read -r key value; do [ "$key" = ShdPnd: ] && mask=$value; done; } \
+    2> /dev/null < "/proc/$1/status" || return 1
+  (( 16#$mask >> (15 - 1) & 1 ))
+}
+term_taken() {  # term_taken PID: waits (up to 60 s) until PID has taken the SIGTERM sent to it
+  local deadline=$((SECONDS + 60))
+  while term_pending "$1"; do
+    [ "$SECONDS" -lt "$deadline" ] || term_early_fail "keyshard did not take a SIGTERM in 60 s"
+  done
+}
+term_early_fail() {  # (the run and its waiting children are not left behind)
+  kill -KILL "$pid" 2>/dev/null || true
+  touch term-early.go
+  fail "$@"
+}
 for requests in 1 2; do
-  rm -f term-early.started.*
+  rm -f term-early.started.* term-early.go
   "$KEYSHARD" split -k user_id -n 2 -o "term-early-$requests" -q \
-    --exec 'touch "term-early.started.$KEYSHARD_PARTITION"; sleep 6; head -n 1' \
+    --exec 'echo $$ > "term-early.started.$KEYSHARD_PARTITION"; until [ -e term-early.go ]; do sleep 0.02; done; head -n 1' \
     small.ndjson 2> term-early.err &
   pid=$!
-  for _ in $(seq 1 2000); do
-    [ -e term-early.started.0 ] && [ -e term-early.started.1 ] && break
-    sleep 0.005
-  done
-  sleep 3
+  python3 - "$(stat -c %s small.ndjson)" <<'PY' || term_early_fail "the input never sat in the children's pipes"
+import fcntl, os, struct, sys, termios, time
+deadline = time.monotonic() + 60
+while True:
+    try:  # the bytes waiting in each child's stdin pipe (FIONREAD on a reader of its own)
+        unread = 0
+        for partition in (0, 1):
+            child = int(open(f"term-early.started.{partition}").read())
+            pipe = os.open(f"/proc/{child}/fd/0", os.O_RDONLY | os.O_NONBLOCK)
+            try:
+                unread += struct.unpack("i", fcntl.ioctl(pipe, termios.FIONREAD, bytes(4)))[0]
+            finally:
+                os.close(pipe)
+        if unread == int(sys.argv[1]):
+            break
+    except (OSError, ValueError):
+        pass  # (a child not started yet)
+    if time.monotonic() > deadline:
+        sys.exit("the whole input was not in the children's pipes after 60 s")
+    time.sleep(0.02)
+PY
+  children=$(cat term-early.started.0 term-early.started.1)
   kill -TERM "$pid" 2>/dev/null || true
-  sleep 0.05
+  term_taken "$pid"
   kill -TERM "$pid" 2>/dev/null || true
+  term_taken "$pid"
   if [ "$requests" = 2 ]; then
     sleep 1
     kill -TERM "$pid" 2>/dev/null || true
+  else
+    touch term-early.go
   fi
   set +e; wait "$pid"; STATUS=$?; set -e
+  touch term-early.go
+  for child in $children; do  # (no process of the test's left behind)
+    for _ in $(seq 3000); do
+      [ -e "/proc/$child" ] && [[ "$(cat "/proc/$child/stat" 2>/dev/null)" != *") Z "* ]] ||
+        break
+      sleep 0.02
+    done
+  done
   if [ "$requests" = 1 ]; then
     expect_eq "$STATUS" 1 "an early exit, SIGTERM (sent twice) during the wait"
     expect_contains "$(cat term-early.err)" "exited before reading all its input" "the early exit"
@@ -207,7 +255,10 @@ sleep 2
 kill -0 "$pid" 2>/dev/null || fail "keyshard should still be waiting for the child"
 rss_kib=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
 [ "$rss_kib" -lt $((200 * 1024)) ] || fail "memory while blocked: $rss_kib KiB"
-kill "$pid"; pkill -f 'sleep 60' || true
+# (Only this run's children go, each with its process group, which it leads: any process of
+# theirs. Then keyshard, whose reader is gone, ends.)
+for child in $(pgrep -P "$pid" || true); do kill -- -"$child" 2>/dev/null || true; done
+kill "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
 pass "a child that never reads: bounded wait ($rss_kib KiB)"
 
@@ -242,23 +293,19 @@ kill_after_first_checkpoint() {
   shift
   "$KEYSHARD" split "$@" -o "$dir" &
   local pid=$!
-  for _ in $(seq 1 400); do
-    grep -qE '"offset":[1-9]' "$dir/.keyshard/checkpoint.json" 2>/dev/null && break
-    sleep 0.005
-  done
+  wait_until grep -qE '"offset":[1-9]' "$dir/.keyshard/checkpoint.json" || true
   kill -KILL "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
 # wait_for_children DIR: until no process has DIR's outputs open (the children of a killed run
 # end once their input is closed).
+outputs_closed() {  # outputs_closed DIR: no process has DIR's outputs open
+  # (Not a pipe: under pipefail, ls cut short by grep -q would make a match look like none.)
+  # shellcheck disable=SC2010 # (the links' targets are what is looked for)
+  ! grep -q "$(pwd -P)/$1/part-" < <(ls -l /proc/[0-9]*/fd 2>/dev/null)
+}
 wait_for_children() {
-  for _ in $(seq 1 400); do
-    # (Not a pipe: under pipefail, ls cut short by grep -q would make a match look like none.)
-    # shellcheck disable=SC2010 # (the links' targets are what is looked for)
-    grep -q "$(pwd -P)/$1/part-" < <(ls -l /proc/[0-9]*/fd 2>/dev/null) || return 0
-    sleep 0.01
-  done
-  fail "the children of the killed run in $1 did not end"
+  wait_until outputs_closed "$1" || fail "the children of the killed run in $1 did not end"
 }
 # expect_killed_mid_run DIR: once the killed run's children have ended, its checkpoint is not
 # that of a finished run.
@@ -316,16 +363,16 @@ expect_at_least_once exec-crash "--exec resume"
 # line all the same.
 # kill_when_fed SIGNAL DIR COMMAND...: runs COMMAND in the background and sends it SIGNAL once
 # DIR/part-00000.ndjson has grown past its size now.
+grown_past() {  # grown_past FILE SIZE: FILE is larger than SIZE bytes
+  [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -gt "$2" ]
+}
 kill_when_fed() {
   local signal=$1 dir=$2 before
   shift 2
   before=$(stat -c %s "$dir/part-00000.ndjson" 2>/dev/null || echo 0)
   "$@" &
   local pid=$!
-  for _ in $(seq 1 1000); do
-    [ "$(stat -c %s "$dir/part-00000.ndjson" 2>/dev/null || echo 0)" -gt "$before" ] && break
-    sleep 0.005
-  done
+  wait_until grown_past "$dir/part-00000.ndjson" "$before" || true
   kill "-$signal" "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
