@@ -738,7 +738,7 @@ mkfifo zst-start.fifo
 "$KEYSHARD" split -k user_id -n 2 -q --compress zstd -o zst-start - < zst-start.fifo &
 pid=$!
 exec 3> zst-start.fifo  # (held open, and nothing written: the run waits)
-for _ in $(seq 1 3000); do [ -f zst-start/.keyshard/checkpoint.json ] && break; sleep 0.01; done
+wait_until test -f zst-start/.keyshard/checkpoint.json || true
 [ -f zst-start/.keyshard/checkpoint.json ] || fail "no start checkpoint within 30 s"
 kill -KILL "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
@@ -932,14 +932,13 @@ while not os.path.exists(tag + ".done"):
 os.waitpid(holder, 0)
 PY
 }
-# wait_for_text FILE TEXT: until FILE holds TEXT (30 s at most).
+# wait_for_text FILE TEXT: until FILE holds TEXT (see wait_until).
 wait_for_text() {
-  for _ in $(seq 1 3000); do grep -qF "$2" "$1" 2>/dev/null && return; sleep 0.01; done
-  fail "no [$2] in $1 within 30 s: $(cat "$1")"
+  wait_until grep -qF "$2" "$1" || fail "no [$2] in $1 within 120 s: $(cat "$1")"
 }
 hold_lock zombie-held/.keyshard/lock zombie
 reaper=$!
-for _ in $(seq 1 3000); do [ -s zombie.pid ] && break; sleep 0.01; done
+wait_until test -s zombie.pid || true
 holder=$(cat zombie.pid)
 expect_eq "$(awk '{print $3}' "/proc/$holder/stat" 2>/dev/null)" Z "the holder is a zombie"
 "$KEYSHARD" split -q -k user_id -n 2 --force -o zombie-held few-events.ndjson 2> zombie.err &
@@ -956,7 +955,7 @@ expect_eq "$status" 0 "a run after one that ended, not waited for, while its chi
 # A signal while it waits ends it, in order.
 hold_lock zombie-held/.keyshard/lock waiting
 reaper=$!
-for _ in $(seq 1 3000); do [ -s waiting.pid ] && break; sleep 0.01; done
+wait_until test -s waiting.pid || true
 "$KEYSHARD" split -q -k user_id -n 2 --force -o zombie-held few-events.ndjson 2> waiting.err &
 run=$!
 wait_for_text waiting.err "waiting for the --exec children of an earlier run"

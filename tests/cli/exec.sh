@@ -111,11 +111,9 @@ term_pending() {  # term_pending PID: PID is alive with a SIGTERM not yet taken 
     2> /dev/null < "/proc/$1/status" || return 1
   (( 16#$mask >> (15 - 1) & 1 ))
 }
-term_taken() {  # term_taken PID: waits (up to 60 s) until PID has taken the SIGTERM sent to it
-  local deadline=$((SECONDS + 60))
-  while term_pending "$1"; do
-    [ "$SECONDS" -lt "$deadline" ] || term_early_fail "keyshard did not take a SIGTERM in 60 s"
-  done
+term_none_pending() { ! term_pending "$1"; }
+term_taken() {  # term_taken PID: waits until PID has taken the SIGTERM sent to it
+  wait_until term_none_pending "$1" || term_early_fail "keyshard did not take a SIGTERM"
 }
 term_early_fail() {  # (the run and its waiting children are not left behind)
   kill -KILL "$pid" 2>/dev/null || true
