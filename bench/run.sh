@@ -144,6 +144,18 @@ median() {
     else printf "%.6f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# move_aside NAME: moves OUT (the last run's outputs) to $aside_dir/NAME while the disk has 16 GiB
+# free, and releases the page cache holding those files, as deleting them would (see "The
+# filesystem matters" in bench/README.md): the next run then finds memory as after a deletion, and
+# does not pay for memory its VM has never touched.
+move_aside() {
+  [[ -d $out_dir && $(free_gib) -ge 16 ]] || return 0
+  mkdir -p "$aside_dir"
+  mv "$out_dir" "$aside_dir/$1"
+  sync
+  python3 "$bench_dir/release_page_cache.py" "$aside_dir/$1"
+}
+
 # add_row NAME INPUT_LABEL COMMAND: a new row of the table, n/a until measured.
 add_row() {
   local index=${#row_name[@]}
@@ -181,10 +193,7 @@ contender() {
   local run times=() cpu_times=() rss_max=0
   local time_file=$scratch_dir/time stderr_file=$scratch_dir/stderr
   for ((run = 1; run <= runs; run++)); do
-    if [[ $aside == aside && -d $out_dir && $(free_gib) -ge 16 ]]; then
-      mkdir -p "$aside_dir"
-      mv "$out_dir" "$aside_dir/$index-$run"
-    fi
+    [[ $aside == aside ]] && move_aside "$index-$run"
     rm -rf "$out_dir"
     mkdir -p "$out_dir"
     sync
@@ -340,10 +349,7 @@ side_by_side() {
   for ((round = 1; round <= rounds; round++)); do
     for ((turn = 0; turn < ${#variants[@]}; turn++)); do
       options=${variants[(round + turn) % ${#variants[@]}]}
-      if [[ $disposal == aside && -d $out_dir && $(free_gib) -ge 16 ]]; then
-        mkdir -p "$aside_dir"
-        mv "$out_dir" "$aside_dir/side-$round-$turn"
-      fi
+      [[ $disposal == aside ]] && move_aside "side-$round-$turn"
       rm -rf "$out_dir"; mkdir -p "$out_dir"; sync
       start=$(date +%s%N)
       # shellcheck disable=SC2086  # several options
@@ -413,10 +419,7 @@ create_report=n/a
 if ((resize_rounds > 0)); then
   create_runs=()
   for ((round = 1; round <= resize_rounds; round++)); do
-    if [[ -d $out_dir && $(free_gib) -ge 16 ]]; then
-      mkdir -p "$aside_dir"
-      mv "$out_dir" "$aside_dir/create-$round"
-    fi
+    move_aside "create-$round"
     rm -rf "$out_dir"; mkdir -p "$out_dir"; sync
     start=$(date +%s%N)
     (cd "$out_dir" && touch part-{00000..01023}.ndjson)
