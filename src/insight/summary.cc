@@ -51,10 +51,17 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
   std::string out;
   auto it = std::back_inserter(out);
   const size_t inputs = stats.inputs.size() - std::min(stats.first_shown_input, stats.inputs.size());
-  fmt::format_to(it, "keyshard: {} line{} from {} input{} in {:.2f} s ({:.1f} MB/s)\n",
-                 with_commas(stats.lines_read), stats.lines_read == 1 ? "" : "s", inputs,
-                 inputs == 1 ? "" : "s",
-                 stats.elapsed_seconds, megabytes_per_second(stats));
+  fmt::format_to(it, "keyshard: {} line{} from {} input{}", with_commas(stats.lines_read),
+                 stats.lines_read == 1 ? "" : "s", inputs, inputs == 1 ? "" : "s");
+  if (stats.bytes_read_now < stats.bytes_read) {
+    // A resumed run: the counts are the whole run's, the time and the speed this process's.
+    fmt::format_to(it, " over the whole run; this resume read {:.1f} MB in {:.2f} s ({:.1f} MB/s)\n",
+                   static_cast<double>(stats.bytes_read_now) / 1e6, stats.elapsed_seconds,
+                   megabytes_per_second(stats));
+  } else {
+    fmt::format_to(it, " in {:.2f} s ({:.1f} MB/s)\n", stats.elapsed_seconds,
+                   megabytes_per_second(stats));
+  }
   fmt::format_to(it, "  written {}  dead-lettered {}  skipped {}\n",
                  with_commas(stats.events_written()), with_commas(stats.dead_lettered),
                  with_commas(stats.skipped));

@@ -349,8 +349,11 @@ expect_eq "$STATUS" 1 "resume with a different stream on stdin"
 expect_contains "$ERR" "<stdin>: changed since the checkpoint" "a different stdin is refused"
 expect_contains "$ERR" "resume continues the very inputs the run read" \
   "and says what resume needs (no \"once that is fixed\")"
-run_status ks resume -q from-stdin < events.ndjson
+run_status ks resume from-stdin < events.ndjson
 expect_eq "$STATUS" 0 "resume with the same stdin"
+# The summary's counts are the whole run's; its time and speed, the resume's own.
+expect_eq "$(sed -n 's/^keyshard: \([0-9,]*\) lines from 1 input over the whole run; this resume read [0-9.]* MB in [0-9.]* s ([0-9.]* MB\/s)$/\1/p' <<< "$ERR" | tr -d ,)" \
+  "$(wc -l < events.ndjson)" "the resumed run's headline: the whole run's lines, this resume's time"
 for f in reference/part-*.ndjson; do
   expect_same_file "from-stdin/${f#reference/}" "$f" "resume from stdin replayed"
 done
