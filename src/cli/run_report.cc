@@ -111,6 +111,16 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
       read_stdin ? " (with the same stream on its standard input, from its start)" : "";
   // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.
   auto with_hint = [&config, &result, &stdin_again](Status failure) {
+    if (failure.exit_code() == kExitBadInput && config.checkpoints &&
+        has_checkpoint(config.output_dir)) {
+      // --on-bad fail: the line that stopped the run was not taken; its checkpoint stands.
+      return std::move(failure).also(
+          "once that line is corrected, " +
+          std::string(config.incremental ? "the next --incremental run, or " : "") +
+          "`keyshard resume " + config.output_dir + "`" + stdin_again +
+          " continues the run from its last checkpoint; or start over with --force and "
+          "--on-bad dead-letter, which sets bad lines aside");
+    }
     if (failure.exit_code() != kExitFailure || !config.checkpoints) return failure;
     // (has_checkpoint: DIR is still the run's, not removed or replaced meanwhile.)
     if (result.fresh && result.wrote_checkpoint && result.stats.stage_times.chunks == 0 &&

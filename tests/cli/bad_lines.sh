@@ -30,8 +30,26 @@ pass "skip"
 
 run_status ks split -k id -n 2 -o failed --on-bad fail -q in.ndjson
 expect_eq "$STATUS" 65 "exit status under --on-bad fail"
-expect_eq "$ERR" "keyshard: in.ndjson:2: missing_key: id (--on-bad fail)" "fail message"
+expect_eq "$ERR" "keyshard: in.ndjson:2: missing_key: id (--on-bad fail)
+keyshard: once that line is corrected, \`keyshard resume failed\` continues the run from its last \
+checkpoint; or start over with --force and --on-bad dead-letter, which sets bad lines aside" \
+  "fail message, and how to go on"
 expect_eq "$(cat failed/part-*.ndjson)" '{"id":"a","n":1}' "only lines before the bad one are written"
+# As the message says: the bad lines corrected (in the same file), resume completes the run.
+sed 's/^{"n":2}$/{"id":"d","n":2}/; s/ trailing$//; s/^\[1,2,3\]$/{"id":"e","n":4}/' in.ndjson \
+  > corrected.ndjson
+cp in.ndjson in-kept.ndjson
+cat corrected.ndjson > in.ndjson
+run_status ks resume -q failed
+expect_eq "$STATUS" 0 "resume once the line is corrected"
+ks split -k id -n 2 -o corrected -q corrected.ndjson
+for f in corrected/part-*.ndjson; do
+  expect_same_file "failed/${f#corrected/}" "$f" "resume after --on-bad fail, the lines corrected"
+done
+cp in-kept.ndjson in.ndjson
+# Without DIR there is nothing to resume: the message stands alone.
+run_status ks split -k id -n 2 -o - --on-bad fail -q in.ndjson
+expect_eq "$ERR" "keyshard: in.ndjson:2: missing_key: id (--on-bad fail)" "fail message with -o -"
 pass "fail"
 
 ks split -k id -n 4 --missing-key partition:3 -o missing -q in.ndjson
