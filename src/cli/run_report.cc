@@ -26,10 +26,10 @@ bool is_standard_input(const std::string& path) {
          !S_ISREG(input.st_mode) && named.st_dev == input.st_dev && named.st_ino == input.st_ino;
 }
 
-// A figure and the limit it passed, as text: to 6 significant digits, or as many more as it
-// takes for the two to read differently.
+// A figure and the limit it passed, as text: to 3 significant digits (as the summary shows a
+// skew, 2.29), or as many more as it takes for the two to read differently (1.333 above 1.33).
 std::pair<std::string, std::string> figures_apart(double value, double limit) {
-  for (int digits = 6; digits <= 17; ++digits) {
+  for (int digits = 3; digits <= 17; ++digits) {
     std::string shown = fmt::format("{:.{}g}", value, digits);
     std::string bound = fmt::format("{:.{}g}", limit, digits);
     if (shown != bound) return {std::move(shown), std::move(bound)};

@@ -284,7 +284,7 @@ printf '{"id":"a"}\n{"id":"a"}\n{"id":"d"}\n' > skewed.ndjson
 expect_eq "$(ks which -n 2 a d | tr '\n' ' ')" "0 1 " "a and d in different partitions"
 run_status ks split -k id -n 2 --max-skew 1.33 -o skewdir skewed.ndjson
 expect_eq "$STATUS" 4 "--max-skew 1.33 with a skew of 4/3"
-expect_contains "$ERR" "skew 1.33333 (max/mean events per partition) is above --max-skew 1.33" \
+expect_contains "$ERR" "skew 1.333 (max/mean events per partition) is above --max-skew 1.33" \
   "the skew and the limit differ as shown"
 rm -rf skewdir
 run_status ks split -k id -n 2 --max-skew 1.33333 -o skewdir skewed.ndjson
@@ -294,7 +294,7 @@ printf '{"id":"a"}\nbad\nbad\n' > twobad.ndjson
 run_status ks split -k id -n 2 --max-bad 66.66% -o - twobad.ndjson
 expect_eq "$STATUS" 3 "--max-bad 66.66% with two bad lines of three"
 expect_contains "$ERR" \
-  "2 bad lines of 3 (66.6667%), more than --max-bad 66.66%; the output is complete" \
+  "2 bad lines of 3 (66.67%), more than --max-bad 66.66%; the output is complete" \
   "the share, the limit, and no checkpoint with -o -"
 run_status ks split -k id -n 2 -o oneline <(echo '{"id":"a"}')
 expect_contains "$ERR" "keyshard: 1 line from 1 input in" "one line"
