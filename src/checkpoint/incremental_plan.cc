@@ -136,7 +136,17 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     if (recorded[i].device != 0) recorded_by_file[identity_recorded(recorded[i])].push_back(i);
   }
   DirectoryFiles directories;
-  std::set<FileIdentity> known;  // the files named, and those any run read
+  // Whether the file at `at` is one named this time or one an earlier run read. A recorded
+  // identity counts only while the file holds the bytes recorded for it: once that file is
+  // deleted, the file system may give its inode to a new file (logrotate's `rotate N` deletes
+  // the oldest rotation just before the new log is created), which no run has read.
+  auto known = [&](const FileIdentity& file, const std::string& at) {
+    if (named.contains(file)) return true;
+    const auto entry = recorded_by_file.find(file);
+    return entry != recorded_by_file.end() &&
+           std::any_of(entry->second.begin(), entry->second.end(),
+                       [&](size_t i) { return holds_position(at, recorded[i]); });
+  };
 
   // A file is read once, whatever names it goes by ("app.log", "./app.log", a rotated name);
   // a recorded position is taken up once.
@@ -270,10 +280,6 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     claimed.emplace(*identity, path);
     // (Only when the old file was found: one compressed away is also named like a rotation.)
     if (previous_seen != 0 && old_found) {
-      if (known.empty()) {
-        known.insert(named.begin(), named.end());
-        for (const InputPosition& earlier : recorded) known.insert(identity_recorded(earlier));
-      }
       for (const std::string& missed : directories.unread_rotations(path, previous_seen, known)) {
         warn(missed + ": changed since the last run and read by none; if " + path +
              " was rotated more than once since then, it holds lines of " + path +

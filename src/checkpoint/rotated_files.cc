@@ -55,8 +55,9 @@ std::string DirectoryFiles::find(const std::string& dir, uint64_t device, uint64
   return file == listing.by_identity.end() ? std::string() : path_in(dir, file->second->name);
 }
 
-std::vector<std::string> DirectoryFiles::unread_rotations(const std::string& path, int64_t since,
-                                                          const std::set<FileIdentity>& known) {
+std::vector<std::string> DirectoryFiles::unread_rotations(
+    const std::string& path, int64_t since,
+    const std::function<bool(const FileIdentity&, const std::string&)>& known) {
   const std::string dir = directory_of(path);
   const size_t slash = path.rfind('/');
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -66,7 +67,7 @@ std::vector<std::string> DirectoryFiles::unread_rotations(const std::string& pat
                                [](const File& f, const std::string& b) { return f.name < b; });
   for (; !base.empty() && file != files.end() && file->name.starts_with(base); ++file) {
     if (is_rotation_suffix(std::string_view(file->name).substr(base.size())) &&
-        file->modified >= since && !known.contains(file->identity)) {
+        file->modified >= since && !known(file->identity, path_in(dir, file->name))) {
       found.emplace_back(file->modified, path_in(dir, file->name));
     }
   }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -34,9 +35,10 @@ class DirectoryFiles {
   std::string find(const std::string& dir, uint64_t device, uint64_t inode);
 
   /// The files beside `path` named like its rotations that changed at or after `since` (ns)
-  /// and are none of `known`, oldest change first.
-  std::vector<std::string> unread_rotations(const std::string& path, int64_t since,
-                                            const std::set<FileIdentity>& known);
+  /// and that `known` (given each one's identity and path) does not know, oldest change first.
+  std::vector<std::string> unread_rotations(
+      const std::string& path, int64_t since,
+      const std::function<bool(const FileIdentity&, const std::string&)>& known);
 
  private:
   struct File {
