@@ -257,12 +257,16 @@ Status run_split(const SplitOptions& given) {
   }
   if (config.incremental) {
     // A file that does not exist (yet) is skipped with a warning; one that cannot be looked at
-    // for another reason (a directory without search permission, a symlink loop) stops the
-    // run before anything is read or written, rather than pass for a missing one.
+    // for another reason (a directory without search permission, a symlink loop), or that is a
+    // directory, stops the run before anything is read or written, rather than pass for a
+    // missing one or become one of the files the run records.
     for (const std::string& path : config.inputs) {
-      if (struct stat info {}; path != "-" && ::stat(path.c_str(), &info) != 0 && errno != ENOENT) {
+      struct stat info {};
+      if (path == "-") continue;
+      if (::stat(path.c_str(), &info) != 0 && errno != ENOENT) {
         return Status::error("cannot look at it: " + errno_text(errno), path);
       }
+      if (S_ISDIR(info.st_mode)) return Status::error("is a directory", path);
     }
   }
   const std::set<std::string> replaced = links_force_replaces(config);  // none without --force

@@ -340,7 +340,21 @@ segment 3 >> app.log
 ks split -k user_id -n 8 -q --incremental -o looped other.log app.log
 { segment 0; segment 1; segment 2; segment 3; } > looped-all.ndjson
 expect_each_line_once looped-all.ndjson looped "after the fix, every line once"
-pass "an input that cannot be looked at stops an incremental run, first or later"
+# So does a directory named by mistake: it never becomes one of the files the run records (a
+# later run would take it for a rotated file gone from its directory).
+mkdir logs.d
+cp looped/.keyshard/checkpoint.json checkpoint.before
+segment 4 >> app.log
+run_status ks split -k user_id -n 8 -q --incremental -o looped other.log logs.d
+expect_eq "$STATUS" 1 "an incremental run given a directory"
+expect_eq "$ERR" "keyshard: logs.d: is a directory" "names it, and says no more"
+expect_same_file looped/.keyshard/checkpoint.json checkpoint.before \
+  "the refused run leaves the checkpoint as it was"
+run_status ks split -k user_id -n 8 -q --incremental -o looped other.log app.log
+expect_eq "$STATUS:$ERR" "0:" "the next run, the directory left out, warns of nothing"
+{ segment 0; segment 1; segment 2; segment 3; segment 4; } > looped-all.ndjson
+expect_each_line_once looped-all.ndjson looped "after a directory was named, every line once"
+pass "an input that cannot be looked at, or is a directory, stops an incremental run"
 
 # An output that is not what the checkpoint records (the dead-letter file removed, a partition
 # file edited) stops the next run; the hint says what can go on from there, not "once fixed".
