@@ -38,6 +38,7 @@ class ZstdSource final : public InputSource {
         compressed_(ZSTD_DStreamInSize()) {
     std::memcpy(compressed_.data(), prefix.bytes, prefix.size);
     input_ = ZSTD_inBuffer{compressed_.data(), prefix.size, 0};
+    skippable_start_ = prefix.size == 4 && static_cast<unsigned char>(prefix.bytes[0]) != 0x28;
   }
   ~ZstdSource() override { ZSTD_freeDStream(stream_); }
 
@@ -58,7 +59,7 @@ class ZstdSource final : public InputSource {
       const bool no_input = input_.pos == input_.size;  // only once the file is at its end
       if (no_input && !inside_frame_) return {};         // a clean end between frames
       const size_t hint = ZSTD_decompressStream(stream_, &output, &input_);
-      if (ZSTD_isError(hint)) return Status::error(decoding_problem(hint), name());
+      if (ZSTD_isError(hint)) return Status::error(decoding_problem(hint) + taken_for(), name());
       // 0 means a frame just ended and is fully flushed; anything else means it goes on.
       inside_frame_ = hint != 0;
       if (no_input && output.pos == 0) {
@@ -67,12 +68,14 @@ class ZstdSource final : public InputSource {
           return {};
         }
         if (inside_frame_) {
-          return Status::error("truncated zstd input: the data ends inside a frame", name());
+          return Status::error("truncated zstd input: the data ends inside a frame" + taken_for(),
+                               name());
         }
         return {};
       }
     }
     got = output.pos;
+    decoded_any_ = true;
     output_full_ = output.pos == output.size;  // more may be waiting inside the decoder
     return {};
   }
@@ -85,6 +88,16 @@ class ZstdSource final : public InputSource {
   }
 
  private:
+  // An input that starts like a skippable frame (as pzstd's do) but fails before a byte of it
+  // is decoded may be no zstd at all: text whose first bytes happen to match. Say why it was
+  // read as zstd.
+  std::string taken_for() const {
+    return skippable_start_ && !decoded_any_
+               ? " (it was read as zstd because its first four bytes are those of a zstd "
+                 "skippable frame, 50-5F 2A 4D 18 in hex)"
+               : "";
+  }
+
   FileDescriptor fd_;
   ZSTD_DStream* stream_;
   std::vector<char> compressed_;
@@ -92,6 +105,8 @@ class ZstdSource final : public InputSource {
   bool at_end_ = false;
   bool output_full_ = false;
   bool inside_frame_ = true;
+  bool skippable_start_ = false;  // the input's first four bytes: a skippable frame's magic
+  bool decoded_any_ = false;
 };
 
 }  // namespace

@@ -52,6 +52,23 @@ for command in "stats -k user_id -n 4" "plan -k user_id --from 4 --to 5"; do
 done
 pass "truncated zstd input"
 
+# A skippable frame first (as pzstd writes) is zstd too; an input that only starts like one and
+# then fails says why it was read as zstd.
+{ printf '\x5e\x2a\x4d\x18\x04\x00\x00\x00meta'; head -n 100 events.ndjson | zstd -q -c; } \
+  > skippable.zst
+ks split -k user_id -n 4 -o - -q skippable.zst > skippable.out
+head -n 100 events.ndjson > first100.ndjson
+expect_same_file skippable.out first100.ndjson "an input that starts with a skippable frame"
+printf 'P*M\x18 is a line\nsecond line\n' > looks-skippable.txt
+run_status ks split --format line -n 2 -o - -q looks-skippable.txt
+expect_eq "$STATUS" 1 "text that starts like a skippable frame"
+expect_contains "$ERR" "looks-skippable.txt:1: truncated zstd input: the data ends inside a frame \
+(it was read as zstd because its first four bytes are those of a zstd skippable frame, 50-5F 2A \
+4D 18 in hex)" "the error says why it was read as zstd"
+[[ $(ks split -k user_id -n 4 -o - -q truncated.zst 2>&1 > /dev/null) != *"read as zstd because"* ]] ||
+  fail "a zstd frame cut short needs no such note"
+pass "skippable frames"
+
 # A valid stream that needs a window beyond the decoder's limit (zstd --long=30) is not called
 # corrupt: the message says what to do.
 head -n 200 events.ndjson | zstd -q --long=30 -c > long-window.zst
