@@ -20,6 +20,17 @@ function __keyshard_using
     and contains -- $command $argv
 end
 
+# --annotate takes a comma-separated list: after the fields typed so far, each one not among them.
+function __keyshard_annotate_fields
+    set -l token (string replace -r -- '^--annotate=' '' (commandline -ct))
+    set -l typed (string replace -r -- '[^,]*$' '' $token)
+    for field in partition offset key salt
+        if not contains -- $field (string split -- , $typed)
+            echo $typed$field
+        end
+    end
+end
+
 # No file names unless asked for below.
 complete -c keyshard -f
 
@@ -90,8 +101,7 @@ complete -c keyshard -n $split -s o -l output -x \
 complete -c keyshard -n $split -l name -x -d 'Partition file name template'
 complete -c keyshard -n $split -l compress -x -a '(printf "%s\n" zstd zstd:(seq 1 22) none)' \
     -d 'Compress outputs with zstd'
-complete -c keyshard -n $split -l annotate -x \
-    -a 'partition offset key salt partition,offset partition,offset,key' \
+complete -c keyshard -n $split -l annotate -x -a '(__keyshard_annotate_fields)' \
     -d 'Add _partition, _offset, _salt and/or _key fields'
 complete -c keyshard -n $split -l force -d 'Write into a non-empty output directory'
 # Processing

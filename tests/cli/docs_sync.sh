@@ -212,6 +212,13 @@ if command -v fish >/dev/null; then
       compare "fish, 'keyshard $command -<Tab>'" "${flags_of[$command]}" \
         "$(fish_offers "keyshard $command -")"
     done
+    # Values: --annotate's list goes on after a comma with the fields not yet in it, as in bash.
+    compare "fish, 'keyshard split --annotate partition,<Tab>'" \
+      "$(printf '%s\n' partition,offset partition,key partition,salt)" \
+      "$(fish_offers 'keyshard split --annotate partition,')"
+    compare "fish, 'keyshard split --annotate=salt,<Tab>'" \
+      "$(printf '%s\n' --annotate=salt,offset --annotate=salt,key --annotate=salt,partition)" \
+      "$(fish_offers 'keyshard split --annotate=salt,')"
   else
     fail "completions/keyshard.fish does not load in fish:"
     echo "$load"
