@@ -17,6 +17,7 @@
 #include "cli/recorded_options.h"
 #include "sinks/output_directory.h"
 #include "util/files.h"
+#include "util/number_text.h"
 
 namespace keyshard {
 namespace {
@@ -173,10 +174,11 @@ Status run_verify(const VerifyOptions& o) {
                          dir);
   }
   if (!o.quiet) {
-    std::fprintf(stdout, "%s: all %lu files match the checkpoint (%lu lines, %lu bytes%s)\n",
-                 visible_controls(dir).c_str(), static_cast<unsigned long>(files),
-                 static_cast<unsigned long>(lines), static_cast<unsigned long>(bytes),
-                 checkpoint.complete ? "" : "; the run is not finished");
+    const std::string line = fmt::format(
+        "{}: all {} files match the checkpoint ({} lines, {} bytes{})\n", visible_controls(dir),
+        with_commas(files), with_commas(lines), with_commas(bytes),
+        checkpoint.complete ? "" : "; the run is not finished");
+    std::fwrite(line.data(), 1, line.size(), stdout);
   }
   return {};
 }

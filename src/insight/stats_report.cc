@@ -7,6 +7,7 @@
 
 #include "hash/partitioner.h"
 #include "util/json_text.h"
+#include "util/number_text.h"
 
 namespace keyshard {
 SaltedSkew skew_if_salted(const RunStats& stats, const RunConfig& config, size_t top,
@@ -40,7 +41,8 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
   const uint64_t events = stats.events_written();
   fmt::format_to(it,
                  "keyshard stats: {} event{} from {} line{} of {} input{}; {} partition{} ({})\n",
-                 events, events == 1 ? "" : "s", stats.lines_read, stats.lines_read == 1 ? "" : "s",
+                 with_commas(events), events == 1 ? "" : "s", with_commas(stats.lines_read),
+                 stats.lines_read == 1 ? "" : "s",
                  stats.inputs.size(), stats.inputs.size() == 1 ? "" : "s", config.partitions,
                  config.partitions == 1 ? "" : "s", hash_name(config.hash));
   if (stats.bad_lines() > 0) {
@@ -48,7 +50,7 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
     for (int r = 0; r < kBadReasonCount; ++r) {
       if (stats.bad_by_reason[r] > 0) {
         fmt::format_to(it, " {} {}", bad_reason_name(static_cast<BadReason>(r)),
-                       stats.bad_by_reason[r]);
+                       with_commas(stats.bad_by_reason[r]));
       }
     }
     out += '\n';
@@ -59,8 +61,8 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
                                                stats.partition_events.end()));
   for (uint32_t p = 0; p < config.partitions; ++p) {
     const uint64_t load = stats.partition_events[p];
-    fmt::format_to(it, "{:>9} {:>12} {:>6.2f}% {:>15}", p, load, 100 * share_of(load, events),
-                   stats.partition_bytes[p]);
+    fmt::format_to(it, "{:>9} {:>12} {:>6.2f}% {:>15}", p, with_commas(load),
+                   100 * share_of(load, events), with_commas(stats.partition_bytes[p]));
     if (request.histogram) {
       out += "  ";
       out.append(static_cast<size_t>(30.0 * static_cast<double>(load) / static_cast<double>(most)),
@@ -74,14 +76,14 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
   if (!top.empty()) {
     const Partitioner partitioner(config.hash, config.partitions);
     fmt::format_to(it, "\nheaviest keys ({}):\n",
-                   stats.heavy_hitters.accuracy(std::to_string(stats.heavy_hitters.error_bound())));
+                   stats.heavy_hitters.accuracy(with_commas(stats.heavy_hitters.error_bound())));
     out += "  share       events  partition  key\n";
     for (const auto& entry : top) {
       // Of the events that have a key, as in split's summary (--missing-key partition:P
       // routes others).
       fmt::format_to(it, "{:>6.2f}% {:>12} {:>10}  {}\n",
                      100 * share_of(entry.count, stats.heavy_hitters.total()),
-                     entry.count,
+                     with_commas(entry.count),
                      entry.truncated ? std::string("?")
                                      : std::to_string(partitioner.partition_of(entry.key)),
                      HeavyHitters::display(entry));

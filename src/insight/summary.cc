@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "util/json_text.h"
+#include "util/number_text.h"
 #include "util/status.h"
 
 namespace keyshard {
@@ -19,16 +20,6 @@ double megabytes_per_second(const RunStats& stats) {
   return stats.elapsed_seconds > 0 ? static_cast<double>(stats.bytes_read_now) / 1e6 /
                                          stats.elapsed_seconds
                                    : 0.0;
-}
-
-std::string with_commas(uint64_t value) {
-  const std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
 }
 
 // An input by index; a decision an earlier --incremental run made may name an input this run

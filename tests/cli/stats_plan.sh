@@ -49,6 +49,22 @@ for t in stats["top_keys"]:
 skew = max(loads) * len(loads) / sum(loads)
 assert abs(skew - stats["what_if_salted"]["skew"]) < 1e-3, (skew, stats["what_if_salted"])
 PY
+# The text report gives the same numbers, grouped in thousands as the summary does.
+ks stats -k user_id -n 8 --top 5 events.ndjson > stats.txt
+python3 - stats.json stats.txt <<'PY'
+import json, sys
+stats, text = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+def commas(n):
+    return f"{n:,}"
+head = (f"keyshard stats: {commas(stats['events'])} events from {commas(stats['lines_read'])} "
+        f"lines of 1 input; 8 partitions (murmur2)")
+assert text.startswith(head + "\n"), (head, text[:200])
+for p in stats["per_partition"]:
+    row = f"{p['partition']:>9} {commas(p['events']):>12} "
+    assert row in text and f" {commas(p['bytes']):>15}\n" in text, (row, p, text)
+for t in stats["top_keys"]:
+    assert f"% {commas(t['events']):>12} " in text, (t, text)
+PY
 pass "stats agrees with split and an exact count"
 
 # plan: the moved shares of keys and events, for growth and shrink, for every partitioner.
