@@ -45,8 +45,9 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
   fmt::format_to(it, "keyshard: {} line{} from {} input{}", with_commas(stats.lines_read),
                  stats.lines_read == 1 ? "" : "s", inputs, inputs == 1 ? "" : "s");
   if (stats.bytes_read_now < stats.bytes_read) {
-    // A resumed run: the counts are the whole run's, the time and the speed this process's.
-    fmt::format_to(it, " over the whole run; this resume read {:.1f} MB in {:.2f} s ({:.1f} MB/s)\n",
+    // A run continued (by resume, or by the --incremental run after an interrupted one): the
+    // counts are the whole run's, the time and the speed this process's.
+    fmt::format_to(it, " over the whole run; this process read {:.1f} MB in {:.2f} s ({:.1f} MB/s)\n",
                    static_cast<double>(stats.bytes_read_now) / 1e6, stats.elapsed_seconds,
                    megabytes_per_second(stats));
   } else {

@@ -352,7 +352,7 @@ expect_contains "$ERR" "resume continues the very inputs the run read" \
 run_status ks resume from-stdin < events.ndjson
 expect_eq "$STATUS" 0 "resume with the same stdin"
 # The summary's counts are the whole run's; its time and speed, the resume's own.
-expect_eq "$(sed -n 's/^keyshard: \([0-9,]*\) lines from 1 input over the whole run; this resume read [0-9.]* MB in [0-9.]* s ([0-9.]* MB\/s)$/\1/p' <<< "$ERR" | tr -d ,)" \
+expect_eq "$(sed -n 's/^keyshard: \([0-9,]*\) lines from 1 input over the whole run; this process read [0-9.]* MB in [0-9.]* s ([0-9.]* MB\/s)$/\1/p' <<< "$ERR" | tr -d ,)" \
   "$(wc -l < events.ndjson)" "the resumed run's headline: the whole run's lines, this resume's time"
 for f in reference/part-*.ndjson; do
   expect_same_file "from-stdin/${f#reference/}" "$f" "resume from stdin replayed"
