@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -26,15 +28,18 @@ bool is_standard_input(const std::string& path) {
          !S_ISREG(input.st_mode) && named.st_dev == input.st_dev && named.st_ino == input.st_ino;
 }
 
-// A figure and the limit it passed, as text: to 3 significant digits (as the summary shows a
-// skew, 2.29), or as many more as it takes for the two to read differently (1.333 above 1.33).
+// A figure and the limit it passed, as text. The limit as the user wrote it (to 15 significant
+// digits, so that 0.12345% does not come back as 0.12344999999999999%). The figure without an
+// exponent, to 3 significant digits as the summary shows a skew (2.29), or to as many more as it
+// takes to read as above the limit (1.333 above 1.33, not 1.33).
 std::pair<std::string, std::string> figures_apart(double value, double limit) {
+  std::string bound = fmt::format("{:.15g}", limit);
+  const int magnitude = value > 0 ? static_cast<int>(std::floor(std::log10(value))) : 0;
   for (int digits = 3; digits <= 17; ++digits) {
-    std::string shown = fmt::format("{:.{}g}", value, digits);
-    std::string bound = fmt::format("{:.{}g}", limit, digits);
-    if (shown != bound) return {std::move(shown), std::move(bound)};
+    std::string shown = fmt::format("{:.{}f}", value, std::max(0, digits - 1 - magnitude));
+    if (std::strtod(shown.c_str(), nullptr) > limit) return {std::move(shown), std::move(bound)};
   }
-  return {fmt::format("{}", value), fmt::format("{}", limit)};
+  return {fmt::format("{}", value), std::move(bound)};
 }
 
 // --max-bad and --max-skew, checked once the run and its last checkpoint are done. When both

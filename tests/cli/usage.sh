@@ -290,11 +290,19 @@ rm -rf skewdir
 run_status ks split -k id -n 2 --max-skew 1.33333 -o skewdir skewed.ndjson
 expect_contains "$ERR" "skew 1.333333 (max/mean events per partition) is above --max-skew 1.33333" \
   "as many digits as it takes"
+rm -rf skewdir
+run_status ks split -k id -n 2 --max-skew 1.2345 -o skewdir skewed.ndjson
+expect_contains "$ERR" "skew 1.33 (max/mean events per partition) is above --max-skew 1.2345" \
+  "the limit as it was given, the skew as the summary shows it"
+printf '{"id":"a"}\n%.0s' $(seq 3000) > hot.ndjson
+run_status ks split -k id -n 2048 --max-skew 2000 -o - -q hot.ndjson
+expect_contains "$ERR" "skew 2048 (max/mean events per partition) is above --max-skew 2000" \
+  "no exponent"
 printf '{"id":"a"}\nbad\nbad\n' > twobad.ndjson
 run_status ks split -k id -n 2 --max-bad 66.66% -o - twobad.ndjson
 expect_eq "$STATUS" 3 "--max-bad 66.66% with two bad lines of three"
 expect_contains "$ERR" \
-  "2 bad lines of 3 (66.67%), more than --max-bad 66.66%; the output is complete" \
+  "2 bad lines of 3 (66.7%), more than --max-bad 66.66%; the output is complete" \
   "the share, the limit, and no checkpoint with -o -"
 run_status ks split -k id -n 2 -o oneline <(echo '{"id":"a"}')
 expect_contains "$ERR" "keyshard: 1 line from 1 input in" "one line"
