@@ -115,14 +115,20 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
   const std::string stdin_again =
       read_stdin ? " (with the same stream on its standard input, from its start)" : "";
   // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.
-  auto with_hint = [&config, &result, &stdin_again](Status failure) {
+  auto with_hint = [&config, &result, &stdin_again, read_stdin](Status failure) {
     if (failure.exit_code() == kExitBadInput && config.checkpoints &&
         has_checkpoint(config.output_dir)) {
-      // --on-bad fail: the line that stopped the run was not taken; its checkpoint stands.
+      // --on-bad fail: the line that stopped the run was not taken; its checkpoint stands. A
+      // file is continued only as the same file: one written anew (sed -i) is another.
+      const bool only_stdin = read_stdin && config.inputs.size() == 1;
       return std::move(failure).also(
-          "once that line is corrected, " +
-          std::string(config.incremental ? "the next --incremental run, or " : "") +
-          "`keyshard resume " + config.output_dir + "`" + stdin_again +
+          std::string(only_stdin ? "once that line is corrected in the stream, "
+                                 : "once that line is corrected in the same file (not in a "
+                                   "new one, as `sed -i` and most editors write), ") +
+          (config.incremental ? "the next --incremental run, or " : "") + "`keyshard resume " +
+          config.output_dir + "`" +
+          (only_stdin ? " (with that stream on its standard input, from its start)"
+                      : stdin_again) +
           " continues the run from its last checkpoint; or start over with --force and "
           "--on-bad dead-letter, which sets bad lines aside");
     }

@@ -31,8 +31,9 @@ pass "skip"
 run_status ks split -k id -n 2 -o failed --on-bad fail -q in.ndjson
 expect_eq "$STATUS" 65 "exit status under --on-bad fail"
 expect_eq "$ERR" "keyshard: in.ndjson:2: missing_key: id (--on-bad fail)
-keyshard: once that line is corrected, \`keyshard resume failed\` continues the run from its last \
-checkpoint; or start over with --force and --on-bad dead-letter, which sets bad lines aside" \
+keyshard: once that line is corrected in the same file (not in a new one, as \`sed -i\` and most \
+editors write), \`keyshard resume failed\` continues the run from its last checkpoint; or start \
+over with --force and --on-bad dead-letter, which sets bad lines aside" \
   "fail message, and how to go on"
 expect_eq "$(cat failed/part-*.ndjson)" '{"id":"a","n":1}' "only lines before the bad one are written"
 # As the message says: the bad lines corrected (in the same file), resume completes the run.
