@@ -1,5 +1,7 @@
 #include "checkpoint/incremental_plan.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
@@ -136,23 +138,32 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
     if (recorded[i].device != 0) recorded_by_file[identity_recorded(recorded[i])].push_back(i);
   }
   DirectoryFiles directories;
-  // Whether the file at `at` is one named this time or one an earlier run read. A recorded
+  std::vector<InputStart> plan;
+  std::map<FileIdentity, std::string> claimed;  // read in this run -> the name it is read under
+  // Whether the file at `at` is one this run reads or one an earlier run read. A recorded
   // identity counts only while the file holds the bytes recorded for it: once that file is
   // deleted, the file system may give its inode to a new file (logrotate's `rotate N` deletes
-  // the oldest rotation just before the new log is created), which no run has read.
+  // the oldest rotation just before the new log is created), which no run has read. A record
+  // at offset 0 has no bytes to tell its file by: it vouches only for a file still empty.
+  std::map<FileIdentity, bool> vouched;  // (each file's bytes are compared once)
   auto known = [&](const FileIdentity& file, const std::string& at) {
-    if (named.contains(file)) return true;
+    if (named.contains(file) || claimed.contains(file)) return true;
     const auto entry = recorded_by_file.find(file);
-    return entry != recorded_by_file.end() &&
-           std::any_of(entry->second.begin(), entry->second.end(),
-                       [&](size_t i) { return holds_position(at, recorded[i]); });
+    if (entry == recorded_by_file.end()) return false;
+    const auto [answer, first] = vouched.try_emplace(file, false);
+    if (first) {
+      struct stat info {};
+      const bool empty = ::stat(at.c_str(), &info) == 0 && info.st_size == 0;
+      answer->second = std::any_of(entry->second.begin(), entry->second.end(), [&](size_t i) {
+        return (recorded[i].offset > 0 || empty) && holds_position(at, recorded[i]);
+      });
+    }
+    return answer->second;
   };
 
   // A file is read once, whatever names it goes by ("app.log", "./app.log", a rotated name);
   // a recorded position is taken up once.
-  std::vector<InputStart> plan;
   std::vector<InputStart> front;  // positions only kept: before the inputs read
-  std::map<FileIdentity, std::string> claimed;  // -> the name it is read under
   std::vector<bool> taken(recorded.size(), false);
   auto claim = [&](const InputPosition& position) {
     if (position.device != 0) claimed.emplace(identity_recorded(position), position.path);

@@ -87,7 +87,7 @@ TEST_CASE("a rotation in a recycled inode is still one no run read") {
   // new log.
   TempDir dir;
   const std::string second = "{\"user_id\":\"u2\"}\n";
-  const std::string first = "{\"user_id\":\"u1\"}\n{\"user_id\":\"u1\"}\n";
+  const std::string first = "{\"user_id\":\"u1\"}\n";  // as long as what the inode holds now
   const int64_t before = file_clock_ns() - 2'000'000'000;
   const std::string log = dir.write("app.log", "{\"user_id\":\"u4\"}\n");
   const std::string old_log = dir.write("app.log.2", second);
@@ -109,6 +109,14 @@ TEST_CASE("a rotation in a recycled inode is still one no run read") {
     (void)plan_incremental(previous, {log},
                            [&](const std::string& text) { warnings.push_back(text); }, before);
     CHECK(warnings.empty());
+  }
+  SUBCASE("a record at offset 0 has no bytes to vouch for the file with its inode") {
+    previous.inputs[1] = read_to_end(middle, "");
+    warnings.clear();
+    (void)plan_incremental(previous, {log},
+                           [&](const std::string& text) { warnings.push_back(text); }, before);
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].starts_with(middle + ": changed since the last run and read by none"));
   }
 }
 
