@@ -59,17 +59,21 @@ class ZstdSource final : public InputSource {
       const bool no_input = input_.pos == input_.size;  // only once the file is at its end
       if (no_input && !inside_frame_) return {};         // a clean end between frames
       const size_t hint = ZSTD_decompressStream(stream_, &output, &input_);
-      if (ZSTD_isError(hint)) return Status::error(decoding_problem(hint) + taken_for(), name());
+      if (ZSTD_isError(hint)) {
+        const bool no_frame = ZSTD_getErrorCode(hint) == ZSTD_error_prefix_unknown;
+        return Status::error(decoding_problem(hint) + taken_for(no_frame), name());
+      }
       // 0 means a frame just ended and is fully flushed; anything else means it goes on.
       inside_frame_ = hint != 0;
+      if (hint == 0) frame_ended_ = true;
       if (no_input && output.pos == 0) {
         if (inside_frame_ && may_grow) {
           incomplete_frame = true;
           return {};
         }
         if (inside_frame_) {
-          return Status::error("truncated zstd input: the data ends inside a frame" + taken_for(),
-                               name());
+          return Status::error(
+              "truncated zstd input: the data ends inside a frame" + taken_for(false), name());
         }
         return {};
       }
@@ -88,11 +92,12 @@ class ZstdSource final : public InputSource {
   }
 
  private:
-  // An input that starts like a skippable frame (as pzstd's do) but fails before a byte of it
-  // is decoded may be no zstd at all: text whose first bytes happen to match. Say why it was
-  // read as zstd.
-  std::string taken_for() const {
-    return skippable_start_ && !decoded_any_
+  // An input that starts like a skippable frame (as pzstd's do) may be no zstd at all: text
+  // whose first bytes happen to match. When it fails before a byte of it is decoded, inside
+  // that first frame or where a frame should follow it (`no_frame`), say why it was read as
+  // zstd. (A zstd file cut short after its skippable frame gets no such note.)
+  std::string taken_for(bool no_frame) const {
+    return skippable_start_ && !decoded_any_ && (!frame_ended_ || no_frame)
                ? " (it was read as zstd because its first four bytes are those of a zstd "
                  "skippable frame, 50-5F 2A 4D 18 in hex)"
                : "";
@@ -107,6 +112,7 @@ class ZstdSource final : public InputSource {
   bool inside_frame_ = true;
   bool skippable_start_ = false;  // the input's first four bytes: a skippable frame's magic
   bool decoded_any_ = false;
+  bool frame_ended_ = false;  // a frame (the skippable one, first) has ended
 };
 
 }  // namespace

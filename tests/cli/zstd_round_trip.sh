@@ -67,6 +67,14 @@ expect_contains "$ERR" "looks-skippable.txt:1: truncated zstd input: the data en
 4D 18 in hex)" "the error says why it was read as zstd"
 [[ $(ks split -k user_id -n 4 -o - -q truncated.zst 2>&1 > /dev/null) != *"read as zstd because"* ]] ||
   fail "a zstd frame cut short needs no such note"
+head -c 40 skippable.zst > skippable-cut.zst  # (inside the frame after the skippable one)
+run_status ks split -k user_id -n 4 -o - -q skippable-cut.zst
+expect_eq "$STATUS" 1 "a zstd input cut short after its skippable frame"
+[[ $ERR == *"truncated zstd input"* && $ERR != *"read as zstd because"* ]] ||
+  fail "a zstd input cut short after its skippable frame: not called maybe not zstd: $ERR"
+printf '\x5e\x2a\x4d\x18\x04\x00\x00\x00meta and then no frame\n' > no-frame.txt
+run_status ks split --format line -n 2 -o - -q no-frame.txt
+expect_contains "$ERR" "(it was read as zstd because" "no frame after the skippable one: the note"
 pass "skippable frames"
 
 # A valid stream that needs a window beyond the decoder's limit (zstd --long=30) is not called
