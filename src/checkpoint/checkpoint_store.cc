@@ -47,6 +47,14 @@ Status make_state_dir(const std::string& dir, bool* created = nullptr) {
     if (created) *created = true;
   } else if (errno != EEXIST) {
     return Status::error("cannot create: " + errno_text(errno), path);
+  } else if (struct stat info {}; ::lstat(path.c_str(), &info) == 0 && !S_ISDIR(info.st_mode)) {
+    // The checkpoints and the lock stay in DIR: never written through a link to elsewhere.
+    return Status::error(S_ISLNK(info.st_mode)
+                             ? "is a symbolic link, which keyshard's state directory never is: "
+                               "remove it"
+                             : "is not a directory, where keyshard keeps its checkpoints and "
+                               "lock: remove it, or choose another DIR",
+                         path);
   }
   return {};
 }

@@ -96,8 +96,10 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
   const int mode = resume_ ? O_APPEND : O_TRUNC;
   if (!config_.to_stdout) note_if_new(path);
   if (!config_.to_stdout) {
-    file = FileDescriptor(::open(path.c_str(), O_RDWR | O_CREAT | mode | O_CLOEXEC, 0666));
-    if (!file.valid()) return Status::error("cannot create: " + errno_text(errno), path);
+    if (Status status = open_regular_output(path, O_RDWR | O_CREAT | mode | O_CLOEXEC, file);
+        !status) {
+      return status;
+    }
     if (resume_ && !resume_->exec_settled) {
       // A crash may have cut a child's input mid-line, and a child such as `cat` then ends its
       // output within that line: the new child starts a new line. Output that is not text

@@ -106,10 +106,46 @@ class FileSink final : public Sink {
 
 }  // namespace
 
+Status open_regular_output(const std::string& path, int flags, FileDescriptor& fd) {
+  // O_NONBLOCK: a FIFO with no reader fails at once (ENXIO) rather than wait; on a regular file
+  // the flag means nothing, and it is cleared anyway.
+  fd = FileDescriptor(::open(path.c_str(), flags | O_NONBLOCK, 0666));
+  const int error = errno;
+  struct stat info {};
+  if (fd.valid()) {
+    if (::fstat(fd.get(), &info) != 0) return Status::error("cannot stat: " + errno_text(errno), path);
+    if (S_ISREG(info.st_mode)) {
+      (void)::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+      return {};
+    }
+    fd = FileDescriptor();
+  } else if (error != ENXIO || ::stat(path.c_str(), &info) != 0 || !S_ISFIFO(info.st_mode)) {
+    return Status::error("cannot create: " + errno_text(error), path);
+  }
+  const char* what = S_ISFIFO(info.st_mode)  ? "a FIFO"
+                     : S_ISCHR(info.st_mode) ? "a character device"
+                     : S_ISBLK(info.st_mode) ? "a block device"
+                     : S_ISSOCK(info.st_mode) ? "a socket"
+                     : S_ISDIR(info.st_mode) ? "a directory"
+                                             : "not a regular file";
+  return Status::error(std::string("is ") + what +
+                           ", where keyshard writes an output as a regular file (synced, and cut "
+                           "back on resume): remove it, or choose another DIR or --name",
+                       path);
+}
+
 Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool tracked,
                       bool write_behind) {
-  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
-  if (!fd.valid()) return Status::error("cannot create: " + errno_text(errno), path);
+  FileDescriptor fd;
+  if (tracked) {
+    if (Status status = open_regular_output(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, fd);
+        !status) {
+      return status;
+    }
+  } else {
+    fd = FileDescriptor(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
+    if (!fd.valid()) return Status::error("cannot create: " + errno_text(errno), path);
+  }
   auto file = std::make_unique<FileSink>(path, std::move(fd), true, false);
   if (tracked) file->track(ContentHash());
   if (write_behind) file->write_behind();

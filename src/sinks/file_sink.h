@@ -9,8 +9,15 @@
 
 namespace keyshard {
 
+/// Opens `path` with `flags` (O_CREAT among them) as an output of a run into DIR, which keyshard
+/// keeps as a regular file (synced, its size checkpointed, cut back on resume). Anything else in
+/// its place is refused, naming what it is: a FIFO (which open() would wait on for a reader), a
+/// device, a directory. "cannot create: ..." for the other failures.
+Status open_regular_output(const std::string& path, int flags, FileDescriptor& fd);
+
 /// Creates (or truncates) `path` for writing. With `tracked`, the sink keeps the file's size and
-/// content hash for checkpoints (see ContentHash).
+/// content hash for checkpoints (see ContentHash), and `path` must be a regular file (see
+/// open_regular_output).
 /// With `write_behind` (--commit sync), the writeback to the disk of each MiB written is started
 /// at once (by WriteBehind's thread), so that the sync before a checkpoint has little left to
 /// wait for.

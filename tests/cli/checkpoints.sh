@@ -198,7 +198,51 @@ expect_eq "$STATUS" 1 "a lock file that is a link"
 expect_contains "$ERR" "is a symbolic link, which keyshard's lock never is: remove it" "says so"
 expect_eq "$(cat victim.txt)" "keep" "the lock's link target is untouched"
 rm linked/.keyshard/lock
+# ... nor is the state directory: a link there, or a file, is refused before anything is written.
+mkdir -p state-elsewhere && rm -rf state-linked && mkdir state-linked
+ln -s ../state-elsewhere state-linked/.keyshard
+run_status ks split -k user_id -n 2 -q --force -o state-linked events.ndjson
+expect_eq "$STATUS" 1 "a state directory that is a link"
+expect_contains "$ERR" "state-linked/.keyshard: is a symbolic link, which keyshard's state \
+directory never is: remove it" "says so"
+expect_eq "$(ls -A state-elsewhere | wc -l) $(ls -A state-linked | wc -l)" "0 1" \
+  "nothing written through the link, nor beside it"
+rm state-linked/.keyshard && touch state-linked/.keyshard
+run_status ks split -k user_id -n 2 -q --force -o state-linked events.ndjson
+expect_eq "$STATUS" 1 "a state directory that is a file"
+expect_contains "$ERR" "state-linked/.keyshard: is not a directory, where keyshard keeps its \
+checkpoints and lock: remove it, or choose another DIR" "says what to do"
 pass "--force replaces a symbolic link in DIR rather than write through it"
+
+# A FIFO at the name of a file the run writes (a partition, the dead letters, a child's output)
+# is refused at once, naming it: not waited on for a reader, nor written to one.
+for case in "part-00000.ndjson:" "dead-letter.ndjson:" "part-00001.ndjson:--exec cat" \
+            "part-00000.ndjson.zst:--compress zstd"; do
+  name=${case%%:*}
+  rm -rf fifo-dir && mkdir fifo-dir && mkfifo "fifo-dir/$name"
+  # shellcheck disable=SC2086  # the options, one word each
+  run_status timeout 60 "$KEYSHARD" split -k user_id -n 2 -q --force ${case#*:} -o fifo-dir \
+    events.ndjson
+  expect_eq "$STATUS" 1 "a FIFO at $name"
+  expect_contains "$ERR" "fifo-dir/$name: is a FIFO, where keyshard writes an output as a regular \
+file (synced, and cut back on resume): remove it, or choose another DIR or --name" "names it"
+  [ -p "fifo-dir/$name" ] || fail "the FIFO at $name was replaced"
+done
+rm -rf fifo-dir && mkdir fifo-dir && mkfifo fifo-dir/part-00000.ndjson
+python3 - "$KEYSHARD" <<'PY' || fail "a FIFO with a reader at a partition's name"
+import os, subprocess, sys
+reader = os.open("fifo-dir/part-00000.ndjson", os.O_RDONLY | os.O_NONBLOCK)  # a reader, at once
+run = subprocess.run([sys.argv[1], "split", "-k", "user_id", "-n", "2", "-q", "--force", "-o",
+                      "fifo-dir", "events.ndjson"], capture_output=True, timeout=60)
+assert run.returncode == 1, run
+assert b"fifo-dir/part-00000.ndjson: is a FIFO" in run.stderr, run.stderr
+try:
+    got = os.read(reader, 1 << 16)
+except BlockingIOError:
+    got = b""
+assert got == b"", got[:100]  # nothing was written to the reader
+PY
+pass "a FIFO in DIR at the name of an output is refused, neither waited on nor written to"
 
 # The same holds for standard input read from one of the run's files.
 cp shrink/part-00002.ndjson stdin.copy
