@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 #include <unordered_map>
 
@@ -183,6 +184,17 @@ Status make_run_config(const SplitOptions& options, RunConfig& config) {
   }
   // With -o DIR the dead-letter file is one of the run's outputs: synced, its size checkpointed
   // and cut back to it on resume. A device or pipe can be none of that.
+  // (DIR itself, before it exists, would fail only once the run tried to create the file.)
+  const auto normal = [](const std::string& path) {
+    return std::filesystem::absolute(path).lexically_normal().string();
+  };
+  if (!config.to_stdout && config.on_bad == BadLinePolicy::kDeadLetter &&
+      !options.dead_letter.empty() &&
+      without_trailing_slashes(normal(options.dead_letter)) ==
+          without_trailing_slashes(normal(config.output_dir))) {
+    return usage("--dead-letter \"" + options.dead_letter + "\" is the output directory; name a "
+                 "regular file (to drop bad lines: --on-bad skip)");
+  }
   if (struct stat info {}; !config.to_stdout && config.on_bad == BadLinePolicy::kDeadLetter &&
                            !options.dead_letter.empty() &&
                            ::stat(options.dead_letter.c_str(), &info) == 0 &&

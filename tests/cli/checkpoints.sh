@@ -308,6 +308,12 @@ for dead in /dev/null "$PWD"; do  # kept like an output: synced, checkpointed, c
   expect_contains "$ERR" "--dead-letter \"$dead\" is" "--dead-letter $dead: why"
   [ ! -e apart ] || fail "--dead-letter $dead: DIR made"
 done
+rm -rf apart  # DIR itself, before it exists
+run_status ks split -q -k k -n 2 --dead-letter apart/ -o apart few.ndjson
+expect_eq "$STATUS" 2 "--dead-letter naming DIR, not there yet"
+expect_contains "$ERR" "--dead-letter \"$PWD/apart/\" is the output directory; name a regular file" \
+  "--dead-letter naming DIR: why"
+[ ! -e apart ] || fail "--dead-letter naming DIR: DIR made"
 expect_eq "$("$KEYSHARD" split -q -k k -n 2 --dead-letter /dev/null -o - few.ndjson | wc -l)" 2 \
   "--dead-letter /dev/null with -o -"
 pass "--dead-letter naming one of the run's own files, or no regular file, is refused"
