@@ -36,13 +36,19 @@ Status check_open_file_limit(const RunConfig& config, bool resuming) {
   const uint64_t files = config.to_stdout || config.exec() ? 0 : config.partitions;
   const uint64_t needed = files + 3 * children + kSpareFiles;
   const uint64_t limit = raise_open_file_limit();
+  // What sets the count (-j with a child per worker, else -n), and so what to lower.
+  const bool by_workers = config.exec() && config.exec_per_worker;
   const std::string hint = resuming ? "; resume keeps the run's -n and --exec-per"
-                           : config.exec() && !config.exec_per_worker
+                           : by_workers ? " or use fewer workers (-j)"
+                           : config.exec()
                                ? " or use --exec-per worker (one child per worker thread)"
                                : " or use fewer partitions";
+  const std::string what = by_workers ? "-j " + std::to_string(config.threads) + " with "
+                                            "--exec-per worker"
+                                      : "-n " + std::to_string(config.partitions);
   if (needed > limit) {
     return Status::error(
-        "-n " + std::to_string(config.partitions) + " needs about " + std::to_string(needed) +
+        what + " needs about " + std::to_string(needed) +
             " open files, but this process may open only " + std::to_string(limit) +
             " (the hard limit). Raise it (e.g. `ulimit -Hn` as root, or LimitNOFILE= for a "
             "service)" + hint + ".",
@@ -73,6 +79,13 @@ Status create_output_directory(const std::string& dir, std::vector<std::string>*
     if (!fs::is_directory(dir, error)) return Status::error("not a directory", dir, kExitUsage);
     return {};
   }
+  if (fs::is_symlink(fs::symlink_status(dir, error))) {
+    // (create_directories would say only "File exists")
+    const fs::path target = fs::read_symlink(dir, error);
+    return Status::error("is a symbolic link to " + target.string() +
+                             ", which does not exist: create that directory, or name another DIR",
+                         dir, kExitUsage);
+  }
   if (created) {
     // As given, not normalised: create_directories("a/../b") makes "a" too.
     fs::path missing = dir;
@@ -86,9 +99,11 @@ Status create_output_directory(const std::string& dir, std::vector<std::string>*
   }
   // (No error but nothing created: another run made it in between; that run's lock decides.)
   if (!fs::create_directories(dir, error) && (error || !fs::is_directory(dir, error))) {
+    // (Under a regular file, say: DIR names no directory that can be, as for a file at DIR.)
+    const bool not_a_directory = error == std::errc::not_a_directory;
     return Status::error("cannot create the output directory: " +
                              (error ? error.message() : std::string("it is not a directory")),
-                         dir);
+                         dir, not_a_directory ? kExitUsage : kExitFailure);
   }
   return {};
 }

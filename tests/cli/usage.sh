@@ -153,6 +153,12 @@ expect_eq "$STATUS" 2 "too few open files"
 expect_contains "$ERR" "open files" "the message names the limit"
 expect_contains "$ERR" "fewer partitions" "the message says what to do"
 [ ! -e low ] || fail "no trace of a run refused for the limit: $(find low)"
+# With a child per worker, -j sets the count, whatever -n: so says the message.
+run_status bash -c 'ulimit -n 64 && "$0" split -k id -n 1 -j 20 --exec cat --exec-per worker \
+  -o low -q in.ndjson' "$KEYSHARD"
+expect_eq "$STATUS" 2 "too few open files for 20 workers' children"
+expect_contains "$ERR" "-j 20 with --exec-per worker needs about" "names what sets the count"
+expect_contains "$ERR" "or use fewer workers (-j)." "and what to lower"
 pass "open-file limit"
 
 # A refused run leaves the directory as it found it: no lock, no state directory, and no
@@ -164,6 +170,17 @@ expect_eq "$(cd taken && find . | sort | tr '\n' ' ')" ". ./mine.txt " "what a r
 run_status ks split -k id -n 2 -o made/for/it --dead-letter made/for/it/part-00000.ndjson in.ndjson
 expect_eq "$STATUS" 2 "a dead-letter file among the outputs"
 [ ! -e made ] || fail "no trace of a refused run: $(find made)"
+# DIR as a symbolic link to nothing, or under a regular file: no directory can be made there.
+ln -s nowhere dangling-dir
+run_status ks split -k id -n 2 -o dangling-dir in.ndjson
+expect_eq "$STATUS" 2 "DIR a dangling symbolic link"
+expect_eq "$ERR" "keyshard: dangling-dir: is a symbolic link to nowhere, which does not exist: \
+create that directory, or name another DIR" "says where the link leads"
+touch plain-file
+run_status ks split -k id -n 2 -o plain-file/sub in.ndjson
+expect_eq "$STATUS" 2 "DIR under a regular file"
+expect_contains "$ERR" "plain-file/sub: cannot create the output directory: Not a directory" \
+  "says why"
 pass "a refused run leaves no trace"
 
 # Help that cannot be written is a failure (exit 1, saying why); a reader that stops early is not.
