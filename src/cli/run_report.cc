@@ -220,7 +220,8 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
   if (before) stats.subtract(*before);
   if (!config.to_stdout) {
     const std::string path = config.output_dir + "/" + kSummaryFileName;
-    if (Status status = write_file_atomically(path, format_summary_json(stats, config));
+    if (Status status =
+            write_file_atomically(path, format_summary_json(stats, config), config.commit_sync);
         !status) {
       return with_hint(status);
     }

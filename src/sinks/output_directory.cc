@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include "sinks/overlap_checks.h"
+#include "util/durable_files.h"
 #include "util/files.h"
 
 namespace keyshard {
@@ -225,18 +226,30 @@ Status remove_earlier_reports(const RunConfig& config) {
 
 std::string temporary_path(const std::string& path) { return path + ".tmp"; }
 
-Status write_file_atomically(const std::string& path, std::string_view content) {
+Status write_file_atomically(const std::string& path, std::string_view content, bool durable) {
   const std::string temporary = temporary_path(path);
   (void)::unlink(temporary.c_str());  // a leftover, or a link that must not be written through
   FileDescriptor fd(
       ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666));
   if (!fd.valid()) return Status::error("cannot create: " + errno_text(errno), temporary);
   Status status = write_all(fd.get(), content, temporary);
+  if (status && durable && ::fsync(fd.get()) != 0) {
+    status = Status::error("fsync failed: " + errno_text(errno), temporary);
+  }
   if (status) status = fd.close(temporary);
   if (status && ::rename(temporary.c_str(), path.c_str()) != 0) {
     status = Status::error("cannot rename into place: " + errno_text(errno), path);
   }
-  if (!status) (void)::unlink(temporary.c_str());  // no half-written file left behind
+  if (!status) {
+    (void)::unlink(temporary.c_str());  // no half-written file left behind
+    return status;
+  }
+  if (durable) {
+    const size_t slash = path.rfind('/');
+    return sync_directory(slash == std::string::npos ? "."
+                          : slash == 0                ? "/"
+                                                      : path.substr(0, slash));
+  }
   return status;
 }
 

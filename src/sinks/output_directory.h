@@ -47,7 +47,10 @@ Status remove_stale_outputs(const RunConfig& config, const std::vector<std::stri
 Status remove_earlier_reports(const RunConfig& config);
 
 /// Writes `content` to `path` through a temporary file and a rename, so readers never see half.
-Status write_file_atomically(const std::string& path, std::string_view content);
+/// With `durable` (--commit sync), the file is fsynced before the rename and its directory
+/// after it, so that a power cut leaves the whole file or none.
+Status write_file_atomically(const std::string& path, std::string_view content,
+                             bool durable = false);
 
 /// The temporary file write_file_atomically() writes `path` through.
 std::string temporary_path(const std::string& path);

@@ -49,6 +49,22 @@ recorded sync.log "$KEYSHARD" split -q -k user_id -n 40 -o out --checkpoint-ever
 checkpoints=$(check_synced sync.log out 40 2>&1) || fail "$checkpoints"
 [ "$checkpoints" -ge 3 ] || fail "expected a periodic checkpoint, got $checkpoints in all"
 
+# The summary, written at the end, is as durable as the last checkpoint that counts on it: its
+# file is fsynced before it is renamed into place, and DIR after that, before the checkpoint.
+python3 - sync.log out <<'PY' || fail "the summary is not made durable before the last checkpoint"
+import os, sys
+log, out = sys.argv[1], os.path.realpath(sys.argv[2])
+calls = [line.split() for line in open(log)]
+def first(test, after=-1):
+    return next(i for i, call in enumerate(calls) if i > after and test(call))
+summary_synced = first(lambda c: c[0] == "fsync" and c[1] == f"{out}/keyshard-summary.json.tmp")
+renamed = first(lambda c: c[0] == "rename" and c[2].endswith("/keyshard-summary.json"),
+                summary_synced)
+dir_synced = first(lambda c: c[0] == "fsync" and c[1] == out, renamed)
+last = max(i for i, c in enumerate(calls)
+           if c[0] == "rename" and c[2].endswith("/.keyshard/checkpoint.json"))
+assert dir_synced < last, (dir_synced, last)
+PY
 # More partitions than make_durable gives one thread: the same, fsyncs from several threads.
 recorded many.log "$KEYSHARD" split -q -k user_id -n 600 -o many --checkpoint-every 4MiB \
   events.ndjson
@@ -86,6 +102,7 @@ recorded async.log "$KEYSHARD" split -q -k user_id -n 40 -o async --commit async
 expect_eq "$(grep -cE '^(fsync|fdatasync) .*/(part-[0-9]+|dead-letter)\.ndjson$' async.log || true)" \
   0 "async: no output file fsynced"
 expect_eq "$(grep -c '^syncfs ' async.log || true)" 0 "async: no syncfs"
+expect_eq "$(grep -c '^fsync .*keyshard-summary' async.log || true)" 0 "async: no summary fsync"
 
 # A filesystem that cannot fsync a directory (EINVAL or EBADF, as some FUSE and network ones
 # answer) does not stop a run: DIR's entries are as durable as it makes them, and the outputs
