@@ -6,6 +6,7 @@
 #include <string>
 
 #include "util/elapsed.h"
+#include "util/number_text.h"
 #include "util/stderr_lines.h"
 
 namespace keyshard {
@@ -57,8 +58,11 @@ void ProgressLine::draw() {
   const auto events = static_cast<double>(counters_.events.load(std::memory_order_relaxed));
   const double rate = seconds > 0 ? bytes / seconds : 0;  // of this process
   const double done = static_cast<double>(start_bytes_) + bytes;
-  std::string line = fmt::format("keyshard: {} read, {:.2f} M events, {}/s",
-                                 human_bytes(done), events / 1e6, human_bytes(rate));
+  // (Counted under a million, as a slow stream's few events a second would stay at 0.00 M.)
+  const std::string routed = events < 1e6 ? with_commas(static_cast<uint64_t>(events)) + " events"
+                                          : fmt::format("{:.2f} M events", events / 1e6);
+  std::string line =
+      fmt::format("keyshard: {} read, {}, {}/s", human_bytes(done), routed, human_bytes(rate));
   if (total_bytes_ > 0 && rate > 0) {
     const double left = std::max(0.0, static_cast<double>(total_bytes_) - done) / rate;
     fmt::format_to(std::back_inserter(line), ", {:.0f}%, ETA {}:{:02}",

@@ -8,27 +8,27 @@ source "$(dirname "$0")/lib.sh"
 
 # Not a terminal: no progress line.
 ks split -k user_id -n 8 -j 1 -o plain events.ndjson 2> plain.err
-if grep -q 'M events' plain.err; then fail "progress line drawn on a file"; fi
+if grep -q ' read, ' plain.err; then fail "progress line drawn on a file"; fi
 pass "no progress when stderr is a file"
 
 # A pseudo-terminal: the line is drawn, with percent and ETA (the size is known), then cleared.
 start=$(date +%s.%N)
 script -qefc "'$KEYSHARD' split -k user_id -n 8 -j 1 -o tty events.ndjson" /dev/null > tty.out
 elapsed=$(python3 -c "print($(date +%s.%N) - $start)")
-grep -q 'M events' tty.out || fail "no progress line on a terminal: $(head -c 300 tty.out)"
+grep -q ' read, ' tty.out || fail "no progress line on a terminal: $(head -c 300 tty.out)"
 grep -q 'ETA' tty.out || fail "no ETA although the input size is known"
 grep -q $'\x1b\\[K' tty.out || fail "the line is never cleared"
 grep -q 'lines from 1 input' tty.out || fail "no summary after the progress line"
-draws=$(grep -o 'M events' tty.out | wc -l)
+draws=$(grep -o ' read, ' tty.out | wc -l)
 python3 -c "import sys; d, e = $draws, $elapsed; sys.exit(0 if d <= 7 * e + 1 else 1)" ||
   fail "$draws redraws in $elapsed s: more than ~6 a second"
 pass "progress on a terminal ($draws redraws in ${elapsed%.*} s)"
 
 # --progress forces it; --no-progress wins on a terminal; -q hides it.
 ks split -k user_id -n 8 -j 1 -o forced --progress -q events.ndjson 2> forced.err
-grep -q 'M events' forced.err || fail "--progress did not draw"
+grep -q ' read, ' forced.err || fail "--progress did not draw"
 script -qefc "'$KEYSHARD' split -k user_id -n 8 -j 1 -o off --no-progress events.ndjson" /dev/null > off.out
-if grep -q 'M events' off.out; then fail "--no-progress drew the line"; fi
+if grep -q ' read, ' off.out; then fail "--no-progress drew the line"; fi
 run_status ks split -k user_id -n 8 -o both --progress --no-progress events.ndjson
 expect_eq "$STATUS" 2 "--progress with --no-progress"
 expect_contains "$ERR" "--progress and --no-progress say opposite things: give one" "the refusal"
@@ -49,7 +49,7 @@ python3 - mixed.err <<'PY' || fail "stderr mixes the progress line and the dead 
 import json, sys
 records = progress = 0
 for line in open(sys.argv[1], "rb").read().split(b"\n")[:-1]:
-    if line.startswith(b"keyshard: ") and b"M events" in line and b"\r" not in line:
+    if line.startswith(b"keyshard: ") and b" read, " in line and b"\r" not in line:
         progress += 1
     else:
         json.loads(line)
@@ -58,6 +58,17 @@ if records == 0 or progress == 0:
     sys.exit(f"{records} records, {progress} progress lines")
 PY
 pass "progress and dead letters on one stderr"
+
+# A slow stream's few events are counted one by one, not shown as 0.00 M.
+rm -f slow.fifo && mkfifo slow.fifo
+"$KEYSHARD" split -k user_id -n 2 -o - --progress -q < slow.fifo > /dev/null 2> slow.err &
+pid=$!
+exec 8> slow.fifo
+head -n 3 events.ndjson >&8
+wait_until grep -q ' read, 3 events, ' slow.err || fail "3 events, counted: $(tail -c 300 slow.err)"
+exec 8>&-
+wait "$pid"
+pass "a slow stream's events, counted one by one"
 
 # A resumed run gives the rate of its own process: its MB/s times its time is what it read,
 # not the whole run's bytes. (The first run reads half of the input from a pipe that then
