@@ -133,12 +133,20 @@ Status run_resume(const ResumeOptions& o) {
   if (Status status = check_inputs_are_not_outputs(config); !status) return status;
   if (Status status = check_open_file_limit(config, true); !status) return status;
   for (size_t i = checkpoint.current; i < checkpoint.inputs.size(); ++i) {
-    if (checkpoint.inputs[i].path == "-" && standard_stream_was_closed(STDIN_FILENO)) {
+    if (checkpoint.inputs[i].path != "-") continue;
+    if (standard_stream_was_closed(STDIN_FILENO)) {
       // As for split: refused before anything is written.
       return Status::error("standard input is closed; the run reads its stream again from "
                            "its start: give it on standard input",
                            {}, kExitUsage);
     }
+    if (::isatty(STDIN_FILENO) == 1) {
+      // As for split, which warns too: the run would seem to hang (the stream was forgotten).
+      print_warning("reading the run's stream from the terminal: it reads that stream again "
+                    "from its start, so give it on standard input (keyshard resume " +
+                    dir + " < FILE, or a pipe)");
+    }
+    break;
   }
 
   if (config.incremental) {

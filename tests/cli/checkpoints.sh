@@ -399,6 +399,16 @@ expect_eq "$STATUS" 1 "resume with a different stream on stdin"
 expect_contains "$ERR" "<stdin>: changed since the checkpoint" "a different stdin is refused"
 expect_contains "$ERR" "resume continues the very inputs the run read" \
   "and says what resume needs (no \"once that is fixed\")"
+# A terminal on stdin (the stream forgotten): a warning says what resume needs, as split warns.
+cp -r from-stdin tty-resume
+script -qefc "'$KEYSHARD' resume --no-progress tty-resume" /dev/null > tty-resume.out 2>&1 &
+tty_pid=$!
+wait_until grep -q "reading the run's stream from the terminal: it reads that stream again from \
+its start, so give it on standard input (keyshard resume tty-resume < FILE, or a pipe)" \
+  tty-resume.out || fail "resume from a terminal: no warning: $(cat tty-resume.out)"
+kill "$tty_pid" 2>/dev/null || true
+pkill -f "resume --no-progress tty-resume" 2>/dev/null || true
+wait "$tty_pid" 2>/dev/null || true
 run_status ks resume from-stdin < events.ndjson
 expect_eq "$STATUS" 0 "resume with the same stdin"
 # The summary's counts are the whole run's; its time and speed, the resume's own.
