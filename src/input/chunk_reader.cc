@@ -168,12 +168,22 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
     chunk.flush_after = false;
     chunk.view = nullptr;
     chunk.window.reset();
-    if (unflushed_ && source_->streaming()) {
+    if (source_->streaming() && (unflushed_ || look_in_every_.count() > 0)) {
       // Lines handed out from a pipe wait in the owners' buffers; once the pipe has been quiet
-      // for a moment, an empty chunk tells the owners to write them out.
+      // for a moment, an empty chunk tells the owners to write them out. (And, when asked, one
+      // every look_in_every_ while it stays quiet.)
       const auto waited = std::chrono::steady_clock::now() - last_flush_;
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kFlushDelay - waited);
-      if (!source_->ready(static_cast<int>(std::max<int64_t>(0, left.count())))) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          (unflushed_ ? kFlushDelay : look_in_every_) - waited);
+      // In steps of kFlushDelay at most, so that a signal is seen as soon as a read sees it.
+      bool ready = false;
+      for (int64_t wait = std::max<int64_t>(0, left.count());;) {
+        const int64_t step = std::min<int64_t>(wait, kFlushDelay.count());
+        ready = source_->ready(static_cast<int>(step)) || interrupt_signal() != 0;
+        wait -= step;
+        if (ready || wait <= 0) break;
+      }
+      if (!ready) {
         ensure_capacity(chunk, chunk_size_);
         chunk.size = 0;
         chunk.line_starts.assign(1, 0);  // no lines

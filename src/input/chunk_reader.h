@@ -37,6 +37,12 @@ class ChunkReader {
   ChunkReader(std::vector<InputStart> starts, size_t chunk_size, size_t max_line_size,
               bool hold_unterminated, std::function<void(const std::string&)> warn);
 
+  /// From a pipe that stays quiet, an empty chunk (flush_after, no lines) once every `every`
+  /// too, beyond the one that makes the owners write out what they hold: with --exec, the
+  /// owners then look at their children, so that one that failed meanwhile stops the run now,
+  /// not when the stream sends its next line. Zero (the default): none.
+  void look_in_while_quiet(std::chrono::milliseconds every) { look_in_every_ = every; }
+
   /// Fills `chunk` with the next lines, and its line_starts with where each begins. Returns
   /// false at the end of all inputs (chunk unused) or on error (then `status` says why; lines
   /// before the failure were all delivered).
@@ -98,6 +104,7 @@ class ChunkReader {
   bool unflushed_ = false;
   std::chrono::steady_clock::time_point last_flush_{};
   static constexpr std::chrono::milliseconds kFlushDelay{100};
+  std::chrono::milliseconds look_in_every_{0};
   uint64_t sequence_ = 0;
   uint64_t bytes_read_ = 0;
   std::vector<std::string> names_;

@@ -299,6 +299,7 @@ Status PartitionOwner::apply(const Chunk& chunk) {
   if (chunk.flush_after) {  // a quiet pipe: nothing waits in a buffer
     for (Output& output : outputs_) {
       if (Status status = flush(output); !status) return status;
+      if (Status status = output.sink->check_while_quiet(); !status) return status;
     }
     if (dead_letters_.sink) return flush(dead_letters_);
   }

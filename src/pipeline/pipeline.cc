@@ -141,6 +141,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
                                            config.incremental, print_warning)
                              : ChunkReader(config.inputs, config.chunk_size, config.max_line_size,
                                            print_warning);
+  // A child that fails while the stream is quiet is seen within a second (see ExecSink).
+  if (config.exec()) reader.look_in_while_quiet(std::chrono::seconds(1));
   uint32_t interval = 0;  // checkpoints taken so far (see Chunk::interval)
   auto reader_cut = [&] {
     ReaderCut cut;

@@ -81,6 +81,17 @@ Status ExecSink::wait_until_read() {
   return {};
 }
 
+Status ExecSink::check_while_quiet() {
+  if (waited_ || discarding_) return {};
+  // WNOWAIT: looked at, not reaped, so that a child that exited 0 is still there to be judged.
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+      info.si_pid != pid_ || (info.si_code == CLD_EXITED && info.si_status == 0)) {
+    return {};
+  }
+  return failed(wait_for_child());
+}
+
 Status ExecSink::finish() {
   const Status read = discarding_ ? Status{} : wait_until_read();
   stdin_writer_ = FileDescriptor();  // EOF for the child, and for anything it started

@@ -26,6 +26,10 @@ class ExecSink final : public Sink {
   /// early exits are allowed), then closes its stdin and waits for it to exit.
   Status finish() override;
   const std::string& name() const override { return label_; }
+  /// A child that has ended with a non-zero status or by a signal: its failure, now. One that
+  /// exited with status 0 is judged as before, by the next write or at the end, as whether it
+  /// read all its input depends on input still to come.
+  Status check_while_quiet() override;
 
  private:
   int wait_for_child();

@@ -21,6 +21,9 @@ class Sink {
   /// The size of the regular file this sink appends to, when it knows it; none for pipes,
   /// terminals, standard output and compressed output.
   virtual std::optional<uint64_t> file_size() const { return std::nullopt; }
+  /// While its input is quiet: a failure of what the sink feeds that shows without a write
+  /// (a child that ended with an error); none for files.
+  virtual Status check_while_quiet() { return {}; }
   /// Flushes and closes; no write may follow.
   virtual Status finish() = 0;
   /// The path (or "<stdout>") used in messages.

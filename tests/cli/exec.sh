@@ -183,6 +183,35 @@ run_status timeout 60 "$KEYSHARD" split -k user_id -n 2 -o grandchild -q \
   --exec 'exec setsid sh -c "sleep 0.5; cat"' small.ndjson
 expect_eq "$STATUS" 0 "a child that leaves a reader behind"
 expect_eq "$(cat grandchild/part-*.ndjson | wc -l)" 150 "every event, read by the grandchild"
+# A child that fails while the stream is quiet stops the run then, not with the next line the
+# stream may send hours later; one that exits 0 is judged as before, with the next line.
+for out in - quiet-dir; do
+  rm -rf quiet.fifo quiet-dir && mkfifo quiet.fifo
+  "$KEYSHARD" split -k user_id -n 1 -o "$out" -q --exec 'head -n 1; exit 3' < quiet.fifo \
+    > quiet.out 2> quiet.err &
+  pid=$!
+  exec 8> quiet.fifo
+  echo '{"user_id":"a"}' >&8
+  wait_until sh -c "! kill -0 $pid 2>/dev/null" || fail "-o $out: the run went on"
+  set +e; wait "$pid"; STATUS=$?; set -e
+  exec 8>&-
+  expect_eq "$STATUS" 1 "-o $out: a child failed while the stream is quiet"
+  expect_contains "$(cat quiet.err)" "partition 0: command \`head -n 1; exit 3\` exited with \
+status 3" "-o $out: says which child and how"
+done
+rm -f quiet.fifo && mkfifo quiet.fifo
+"$KEYSHARD" split -k user_id -n 1 -o - -q --exec 'head -n 1' < quiet.fifo > quiet.out 2> quiet.err &
+pid=$!
+exec 8> quiet.fifo
+echo '{"user_id":"a"}' >&8
+wait_until test -s quiet.out || fail "the child's line never came"
+sleep 1.5  # (a look at the children comes every second while the stream is quiet)
+kill -0 "$pid" 2>/dev/null || fail "a child that exited 0 stopped the run before more input came"
+echo '{"user_id":"b"}' >&8
+exec 8>&-
+set +e; wait "$pid"; STATUS=$?; set -e
+expect_eq "$STATUS" 1 "a child that exited 0, then more input"
+expect_contains "$(cat quiet.err)" "exited before reading all its input" "judged with that input"
 pass "failures"
 
 # --compress with --exec is refused, not ignored: compressed by keyshard, the children's output
