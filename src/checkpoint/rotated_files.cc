@@ -33,12 +33,6 @@ bool is_rotation_suffix(std::string_view suffix) {
 
 }  // namespace
 
-std::string directory_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 int64_t modified_ns(const struct stat& info) {
   return static_cast<int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
 }

@@ -17,9 +17,6 @@
 
 namespace keyshard {
 
-/// The directory part of `path` ("." for a bare name, "/" for a file in the root).
-std::string directory_of(const std::string& path);
-
 /// A file's modification time, in nanoseconds since the epoch.
 int64_t modified_ns(const struct stat& info);
 

@@ -244,12 +244,7 @@ Status write_file_atomically(const std::string& path, std::string_view content, 
     (void)::unlink(temporary.c_str());  // no half-written file left behind
     return status;
   }
-  if (durable) {
-    const size_t slash = path.rfind('/');
-    return sync_directory(slash == std::string::npos ? "."
-                          : slash == 0                ? "/"
-                                                      : path.substr(0, slash));
-  }
+  if (durable) return sync_directory(directory_of(path));
   return status;
 }
 

@@ -55,6 +55,9 @@ using FileIdentity = std::pair<uint64_t, uint64_t>;
 /// The file at `path` (links followed), or nothing when it cannot be reached (errno says why).
 std::optional<FileIdentity> identity_of(const std::string& path);
 
+/// The directory part of `path` ("." for a bare name, "/" for a file in the root).
+std::string directory_of(const std::string& path);
+
 /// Reads up to `size` bytes, retrying on EINTR; returns bytes read, 0 at end, -1 on error.
 long read_some(int fd, char* buffer, size_t size);
 
