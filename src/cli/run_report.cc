@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -15,6 +14,7 @@
 #include "checkpoint/checkpoint_store.h"
 #include "insight/summary.h"
 #include "sinks/output_directory.h"
+#include "util/interrupt.h"
 
 namespace keyshard {
 namespace {
@@ -241,7 +241,7 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
   if (result.interrupted_late != 0) {
     print_warning(fmt::format("{} came once the whole input was read, so the run finished: it "
                               "is complete",
-                              result.interrupted_late == SIGINT ? "SIGINT (^C)" : "SIGTERM"));
+                              interrupt_signal_name(result.interrupted_late)));
   }
   // (Over every run an --incremental one continues: its -k matched theirs.)
   warn_if_no_line_has_the_key(config.keys, result.stats);

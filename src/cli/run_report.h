@@ -19,7 +19,7 @@ void warn_if_no_line_has_the_key(const KeySpec& keys, const RunStats& stats);
 /// `before`: the counters of the run an --incremental run continued (its summary shows its own).
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before);
 
-/// A run stopped by SIGINT or SIGTERM before it began: nothing was read, nor written.
+/// A run stopped by SIGINT, SIGTERM or SIGHUP before it began: nothing was read, nor written.
 Status interrupted_before_start(int signal_number);
 
 }  // namespace keyshard

@@ -1,6 +1,6 @@
-// A run with --exec that is stopped (SIGINT, SIGTERM) ends in order: each child is first to
-// take the events it was handed, which may take long (a child that reads slowly) or forever
-// (one that does not read). While it waits, after a moment, keyshard says so on stderr, and
+// A run with --exec that is stopped (SIGINT, SIGTERM, SIGHUP) ends in order: each child is
+// first to take the events it was handed, which may take long (a child that reads slowly) or
+// forever (one that does not read). While it waits, after a moment, keyshard says so on stderr, and
 // what a second signal does.
 #pragma once
 

@@ -68,9 +68,9 @@ void guard_standard_streams();
 /// Whether descriptor 0, 1 or 2 was closed when keyshard started.
 bool standard_stream_was_closed(int fd);
 
-/// read_some() for an input of the run: once SIGINT or SIGTERM is caught (see interrupt.h) it
-/// returns -1 with errno EINTR instead of waiting for more of a quiet pipe, however close
-/// before the read the signal came.
+/// read_some() for an input of the run: once SIGINT, SIGTERM or SIGHUP is caught (see
+/// interrupt.h) it returns -1 with errno EINTR instead of waiting for more of a quiet pipe,
+/// however close before the read the signal came.
 long read_input(int fd, char* buffer, size_t size);
 
 /// Reads `size` bytes of `fd` from `offset` (pread, again after EINTR and short reads): how many

@@ -8,6 +8,8 @@
 #include <csignal>
 #include <cstdint>
 #include <ctime>
+#include <iterator>
+#include <string>
 
 namespace keyshard {
 namespace {
@@ -25,10 +27,17 @@ int wakeup[2] = {-1, -1};
 // repeat this soon after the first is that; a later one is a second request, and ends keyshard.
 constexpr int64_t kRepeatWindowNs = 500'000'000;
 
-// When each signal first arrived (CLOCK_MONOTONIC, in ns; 0 before). Lock-free, as above.
-std::atomic<int64_t> first_sigint{0};
-std::atomic<int64_t> first_sigterm{0};
+// The signals caught, and when each first arrived (CLOCK_MONOTONIC, in ns; 0 before).
+// Lock-free, as above.
+constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP};
+std::atomic<int64_t> first_arrival[std::size(kCaught)] = {};
 static_assert(std::atomic<int64_t>::is_always_lock_free);
+
+std::atomic<int64_t>& first_arrival_of(int signal_number) {
+  size_t i = 0;
+  while (i + 1 < std::size(kCaught) && kCaught[i] != signal_number) ++i;
+  return first_arrival[i];
+}
 
 int64_t monotonic_ns() {  // clock_gettime() is async-signal-safe
   timespec now{};
@@ -38,7 +47,7 @@ int64_t monotonic_ns() {  // clock_gettime() is async-signal-safe
 
 void on_signal(int signal_number) {
   const int saved_errno = errno;  // the interrupted code may be about to read it
-  std::atomic<int64_t>& first = signal_number == SIGINT ? first_sigint : first_sigterm;
+  std::atomic<int64_t>& first = first_arrival_of(signal_number);
   const int64_t now = monotonic_ns();
   int64_t before = 0;
   if (!first.compare_exchange_strong(before, now, std::memory_order_relaxed)) {
@@ -51,7 +60,8 @@ void on_signal(int signal_number) {
     errno = saved_errno;
     return;
   }
-  received.store(signal_number, std::memory_order_relaxed);
+  int none = 0;  // (the first signal of any kind is the one the run reports)
+  received.compare_exchange_strong(none, signal_number, std::memory_order_relaxed);
   if (wakeup[1] >= 0) {
     const char byte = 1;
     [[maybe_unused]] const ssize_t ignored = ::write(wakeup[1], &byte, 1);
@@ -69,7 +79,7 @@ void catch_interrupts() {
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = 0;  // no SA_RESTART (see interrupt.h); a second request is handled above
-  for (const int signal_number : {SIGINT, SIGTERM}) {
+  for (const int signal_number : kCaught) {
     // A signal keyshard was started ignoring (a background job of a script, nohup) stays
     // ignored, for keyshard and for its --exec children.
     struct sigaction before {};
@@ -81,5 +91,14 @@ void catch_interrupts() {
 int interrupt_signal() { return received.load(std::memory_order_relaxed); }
 
 int interrupt_wakeup_fd() { return wakeup[0]; }
+
+std::string interrupt_signal_name(int signal_number) {
+  switch (signal_number) {
+    case SIGINT: return "SIGINT (^C)";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP (the terminal or session closed)";
+    default: return "signal " + std::to_string(signal_number);
+  }
+}
 
 }  // namespace keyshard

@@ -1,8 +1,11 @@
-// SIGINT and SIGTERM during a checkpointed run: the handler only records the signal; the reader
-// sees it, stops taking input, and the run ends with a checkpoint (exit 128 + signal). A second
-// signal of the same kind, half a second or more after the first, acts as if keyshard had not
-// caught it; one sooner is the first delivered twice (timeout(1) does that), and is ignored.
+// SIGINT, SIGTERM and SIGHUP during a checkpointed run: the handler only records the signal;
+// the reader sees it, stops taking input, and the run ends with a checkpoint (exit 128 +
+// signal). A second signal of the same kind, half a second or more after the first, acts as if
+// keyshard had not caught it; one sooner is the first delivered twice (timeout(1) does that),
+// and is ignored.
 #pragma once
+
+#include <string>
 
 namespace keyshard {
 
@@ -11,6 +14,9 @@ void catch_interrupts();
 
 /// The signal received since catch_interrupts(), or 0.
 int interrupt_signal();
+
+/// How messages name a caught signal: "SIGINT (^C)", "SIGTERM", "SIGHUP (…)".
+std::string interrupt_signal_name(int signal_number);
 
 /// A descriptor that becomes readable when a signal is received (-1 before catch_interrupts()).
 int interrupt_wakeup_fd();

@@ -22,7 +22,7 @@ enum ExitCode : int {
   kExitSkewed = 4,      // skew above --max-skew (the run finished, checkpoint written)
   kExitBadInput = 65,   // a bad line under --on-bad fail
   kExitLocked = 75,     // another run holds the output directory's lock
-  kExitInterrupted = 128,  // plus the signal: 130 for SIGINT, 143 for SIGTERM
+  kExitInterrupted = 128,  // plus the signal: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP
 };
 
 /// What kind of failure a Status is, where advice depends on it (run_report.cc).

@@ -360,9 +360,11 @@ sed 's/"source":"slow.fifo"/"source":"events.ndjson"/' interrupted/dead-letter.n
 expect_same_file dl.ndjson reference/dead-letter.ndjson "dead letters after a resume"
 pass "resume replays a pipe and completes exactly"
 
-# A run reading standard input, stopped (SIGTERM: a background job ignores ^C): the hint says
-# the stream must come again, whether it was named - or /dev/stdin.
-for name in - /dev/stdin; do
+# A run reading standard input, stopped (SIGTERM: a background job ignores ^C; SIGHUP: the
+# session closed): the hint says the stream must come again, whether it was named - or
+# /dev/stdin; the status is 128 + the signal.
+for stop in "- TERM 143" "/dev/stdin HUP 129"; do
+  read -r name signal expected <<< "$stop"
   rm -rf stdin-int stdin-int.fifo && mkfifo stdin-int.fifo
   (cat events.ndjson; sleep 20) > stdin-int.fifo &
   writer=$!
@@ -371,10 +373,10 @@ for name in - /dev/stdin; do
   pid=$!
   wait_until grep -qE '"offset":[1-9]' stdin-int/.keyshard/checkpoint.json ||
     fail "stdin-int: no checkpoint past the start"
-  kill -TERM "$pid" 2>/dev/null || true
+  kill -"$signal" "$pid" 2>/dev/null || true
   set +e; wait "$pid"; STATUS=$?; set -e
   kill "$writer" 2>/dev/null || true; wait "$writer" 2>/dev/null || true
-  expect_eq "$STATUS" 143 "SIGTERM to a run reading standard input as $name"
+  expect_eq "$STATUS" "$expected" "SIG$signal to a run reading standard input as $name"
   expect_contains "$(cat stdin-int.err)" "interrupted; resume with: keyshard resume stdin-int \
 (with the same stream on its standard input, from its start)" "the resume hint for $name"
 done

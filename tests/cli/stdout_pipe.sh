@@ -112,6 +112,31 @@ time.sleep(0.3)
 out, err = child.communicate(timeout=60)
 check("SIGTERM mid-write", child, out, err, 143)
 
+# SIGHUP (the terminal or ssh session closed, with standard output redirected) likewise.
+child = subprocess.Popen([keyshard, "split", "-k", "user_id", "-n", "8", "-o", "-",
+                          "events.ndjson"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+catching(child, signal.SIGHUP)
+if not select.select([child.stdout], [], [], 60)[0]:
+    sys.exit("SIGHUP mid-write: keyshard wrote nothing in 60 s")
+child.send_signal(signal.SIGHUP)
+time.sleep(0.3)
+out, err = child.communicate(timeout=60)
+check("SIGHUP mid-write", child, out, err, 129)
+
+# Started with SIGHUP ignored (nohup): keyshard leaves it so, and a SIGHUP does not stop it.
+child = subprocess.Popen([keyshard, "split", "-k", "user_id", "-n", "8", "-o", "-",
+                          "events.ndjson"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+catching(child, signal.SIGTERM)
+with open(f"/proc/{child.pid}/status") as status:
+    ignored = next(int(l.split()[1], 16) for l in status if l.startswith("SigIgn:"))
+if not ignored >> (signal.SIGHUP - 1) & 1:
+    sys.exit("nohup: keyshard no longer ignores SIGHUP")
+child.send_signal(signal.SIGHUP)
+out, err = child.communicate(timeout=60)
+if child.returncode != 0 or out != source:  # (-o - keeps the input's order)
+    sys.exit(f"nohup: status {child.returncode}, {len(out)} of {len(source)} bytes; {err!r}")
+
 # Blocked on a quiet pipe, with --exec children that must see the end of their input.
 for args in (["-o", "-"], ["-o", "-", "--exec", "cat"]):
     child = subprocess.Popen([keyshard, "split", "-k", "user_id", "-n", "4"] + args,

@@ -1,4 +1,4 @@
-// A caught SIGINT or SIGTERM stops the reading of an input that has nothing to give, even when
+// A caught SIGINT, SIGTERM or SIGHUP stops the reading of an input that has nothing to give, even when
 // it came before the read began (a quiet pipe would otherwise hold the run until its next
 // byte). Each case runs in a child process: the signal state is process-wide.
 #include "util/interrupt.h"
@@ -15,7 +15,7 @@
 namespace keyshard {
 
 TEST_CASE("a signal caught before the read stops the read of a quiet pipe") {
-  for (const int signal_number : {SIGINT, SIGTERM}) {
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
     CAPTURE(signal_number);
     const int status = in_child([signal_number] {
       int quiet[2];
@@ -29,6 +29,28 @@ TEST_CASE("a signal caught before the read stops the read of a quiet pipe") {
     });
     CHECK(status == 0);  // 128 + SIGALRM (142): the read waited for the pipe
   }
+}
+
+TEST_CASE("a signal keyshard was started ignoring stays ignored") {
+  // nohup, or a background job of a script: SIGHUP (or SIGINT) is not keyshard's to catch.
+  for (const int signal_number : {SIGINT, SIGHUP}) {
+    CAPTURE(signal_number);
+    const int status = in_child([signal_number] {
+      if (std::signal(signal_number, SIG_IGN) == SIG_ERR) return 10;
+      catch_interrupts();
+      struct sigaction now {};
+      if (::sigaction(signal_number, nullptr, &now) != 0 || now.sa_handler != SIG_IGN) return 11;
+      if (::raise(signal_number) != 0) return 12;
+      return interrupt_signal() == 0 ? 0 : 13;
+    });
+    CHECK(status == 0);
+  }
+}
+
+TEST_CASE("messages name each signal caught") {
+  CHECK(interrupt_signal_name(SIGINT) == "SIGINT (^C)");
+  CHECK(interrupt_signal_name(SIGTERM) == "SIGTERM");
+  CHECK(interrupt_signal_name(SIGHUP) == "SIGHUP (the terminal or session closed)");
 }
 
 TEST_CASE("without a signal, an input is read as it comes") {
