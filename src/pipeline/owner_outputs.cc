@@ -15,6 +15,7 @@
 #include "sinks/child_process.h"
 #include "sinks/exec_sink.h"
 #include "sinks/file_sink.h"
+#include "sinks/overlap_checks.h"
 #include "util/files.h"
 #include "util/json_text.h"
 
@@ -185,7 +186,9 @@ Status PartitionOwner::open(ExecCollector* collector) {
   if (writes_dead_letters() && config_.on_bad == BadLinePolicy::kDeadLetter) {
     const std::string& path = config_.dead_letter_path;
     Status status;
-    if (path.empty()) {
+    if (path.empty() || (!config_.checkpoints && is_standard_error_file(path))) {
+      // (/dev/stderr into `2>> run.log`: appended through standard error, as keyshard's own
+      // messages are, rather than opened again, which would truncate the log.)
       dead_letters_.sink = make_stderr_sink();
     } else if (resume_ && config_.checkpoints) {
       status = reopen_file_sink(path, resume_->dead_letter.value_or(OutputState{}),

@@ -251,6 +251,11 @@ Status check_inputs_are_not_outputs(const RunConfig& config,
   return {};
 }
 
+bool is_standard_error_file(const std::string& path) {
+  const auto named = identity_of(path);
+  return named && named == stream_file(STDERR_FILENO);
+}
+
 Status check_dead_letter_is_apart(const RunConfig& config,
                                   const std::set<std::string>& replaced) {
   if (config.on_bad != BadLinePolicy::kDeadLetter || config.dead_letter_path.empty()) return {};
@@ -264,6 +269,13 @@ Status check_dead_letter_is_apart(const RunConfig& config,
                            config.dead_letter_path, kExitUsage);
     }
     return {};
+  }
+  if (is_standard_error_file(config.dead_letter_path)) {
+    return Status::error("--dead-letter names the file standard error is, where keyshard writes "
+                         "its messages; with -o DIR the dead-letter file is an output of its own "
+                         "(synced, and cut back on resume): name another file, or leave "
+                         "--dead-letter out for DIR/dead-letter.ndjson",
+                         config.dead_letter_path, kExitUsage);
   }
   // Compared as paths (neither file may exist yet), with links in the existing part resolved;
   // and as files, for a hard link.

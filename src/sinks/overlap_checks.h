@@ -28,10 +28,17 @@ Status check_inputs_are_not_outputs(const RunConfig& config,
                                     const std::set<std::string>& replaced = {});
 
 /// Refuses (exit status 2) a --dead-letter file that is one of the files the run keeps in DIR:
-/// a partition or worker file, the summary, or anything under DIR/.keyshard. The links --force
+/// a partition or worker file, the summary, or anything under DIR/.keyshard; or, with -o DIR,
+/// the file standard error is (the dead-letter file is then an output synced and cut back on
+/// resume); with -o -, the file standard output is. The links --force
 /// `replaced` are taken as absent.
 Status check_dead_letter_is_apart(const RunConfig& config,
                                   const std::set<std::string>& replaced = {});
+
+/// Whether `path` is the regular file standard error is (`2> run.log`, then /dev/stderr or
+/// run.log itself): dead letters for it go through standard error, never a new open that
+/// would truncate it and write over keyshard's messages.
+bool is_standard_error_file(const std::string& path);
 
 /// With --force, the symbolic links at the paths of the files this run writes in DIR (its
 /// partition files, the summary, a dead-letter file in DIR), except one named as an input: the

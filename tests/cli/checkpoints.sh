@@ -318,6 +318,30 @@ expect_eq "$("$KEYSHARD" split -q -k k -n 2 --dead-letter /dev/null -o - few.ndj
   "--dead-letter /dev/null with -o -"
 pass "--dead-letter naming one of the run's own files, or no regular file, is refused"
 
+# --dead-letter /dev/stderr into a log: with -o - the dead letters follow what the log held,
+# then the summary follows them; with -o DIR (where the file is an output, cut back on resume)
+# it is refused, the log untouched.
+echo "an earlier line of the log" > run.log
+"$KEYSHARD" split -k k -n 2 --dead-letter /dev/stderr -o - few.ndjson > /dev/null 2>> run.log
+expect_eq "$(head -n 1 run.log)" "an earlier line of the log" "-o -: the log kept its start"
+expect_eq "$(sed -n 2p run.log | python3 -c 'import json,sys; print(json.load(sys.stdin)["text"])')" \
+  "not json" "-o -: the dead letter follows it"
+expect_contains "$(tail -n +3 run.log)" "dead-lettered 1" "-o -: then the summary"
+for dead in /dev/stderr run.log; do
+  echo "an earlier line of the log" > run.log
+  rm -rf apart
+  set +e
+  "$KEYSHARD" split -q -k k -n 2 --dead-letter "$dead" -o apart few.ndjson 2>> run.log
+  STATUS=$?
+  set -e
+  expect_eq "$STATUS" 2 "--dead-letter $dead, standard error's file, with -o DIR"
+  expect_eq "$(head -n 1 run.log)" "an earlier line of the log" "-o DIR: the log kept its start"
+  expect_contains "$(cat run.log)" "$dead: --dead-letter names the file standard error is" \
+    "--dead-letter $dead, standard error's file: why"
+  [ ! -e apart ] || fail "--dead-letter $dead, standard error's file: DIR made"
+done
+pass "--dead-letter naming standard error's file: appended with -o -, refused with -o DIR"
+
 # An interrupted run (its checkpoint made incomplete by hand, as a crash would leave it): the
 # half-way checkpoint of a tiny interval, then the run killed. Resume must check the inputs.
 make_interrupted() {  # DIR INPUT...
