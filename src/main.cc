@@ -250,9 +250,10 @@ keyshard::Status check_stdout_written() {
     } catch (const std::system_error& error) {
       if (error.code() == std::errc::resource_unavailable_try_again ||
           error.code() == std::errc::not_enough_memory) {
+        // (Most often a thread that could not be started.)
         say("keyshard: out of system resources: ");
         say(error.what());
-        say("\n");
+        say(" (is the limit of processes and threads, ulimit -u, or of memory reached?)\n");
         ::_exit(keyshard::kExitFailure);
       }
     } catch (...) {

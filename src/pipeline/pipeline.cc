@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <mutex>
+#include <new>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "input/chunk_reader.h"
@@ -66,6 +68,14 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   }
   Scheduler scheduler(workers, sequencer.get(), checkpointer.get());
   stop_on_failure = &scheduler;
+  // A thread that cannot be started (ulimit -u, a container's limit of tasks) stops the run as
+  // any failure does: the threads started stop at once, as the reader gets no chunk.
+  auto cannot_start = [&scheduler](const std::string& what, const std::system_error& error) {
+    scheduler.abort(Status::error(fmt::format(
+        "cannot start {}: {} (the limit of processes and threads, ulimit -u, or of memory, "
+        "ulimit -v, is reached: use a smaller -j, or raise the limit)",
+        what, error.code().message())));
+  };
   std::vector<uint64_t> input_lines;
   if (start) {
     for (const InputStart& input : start->inputs) input_lines.push_back(input.position.lines);
@@ -93,7 +103,11 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
       return result;
     }
   }
-  if (collector) collector->start();
+  try {
+    if (collector) collector->start();
+  } catch (const std::system_error& error) {
+    cannot_start("the thread that collects the children's output", error);
+  }
 
   // Routers outlive every worker: a bad line's detail text may point into the router that
   // found it, and another worker's owner may still be writing that line's dead letter.
@@ -129,12 +143,21 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   std::vector<Status> finish_status(workers);
   std::vector<std::thread> threads;
   for (unsigned w = 0; w < workers; ++w) {
-    threads.emplace_back([&, w] {
-      name_this_thread(fmt::format("ks-worker-{}", w));
-      lower_this_thread_priority(kWorkerNiceSteps);  // the reader must not wait for a core
-      scheduler.work(w, *routers[w], *owners[w]);
-      finish_status[w] = owners[w]->finish();
-    });
+    try {
+      threads.emplace_back([&, w] {
+        name_this_thread(fmt::format("ks-worker-{}", w));
+        lower_this_thread_priority(kWorkerNiceSteps);  // the reader must not wait for a core
+        scheduler.work(w, *routers[w], *owners[w]);
+        try {
+          finish_status[w] = owners[w]->finish();
+        } catch (const std::bad_alloc&) {
+          finish_status[w] = out_of_memory();
+        }
+      });
+    } catch (const std::system_error& error) {
+      cannot_start(fmt::format("worker thread {} of {}", w + 1, workers), error);
+      break;
+    }
   }
 
   ChunkReader reader = start ? ChunkReader(start->inputs, config.chunk_size, config.max_line_size,
@@ -177,9 +200,13 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     result.status = checkpointer->write(unsettled);
     if (!result.status) scheduler.abort(result.status);
   }
-  if (checkpointer) checkpointer->start();
   std::optional<InterruptNotice> interrupt_notice;
-  if (config.exec()) interrupt_notice.emplace();
+  try {
+    if (checkpointer && scheduler.error().ok()) checkpointer->start();
+    if (config.exec()) interrupt_notice.emplace();
+  } catch (const std::system_error& error) {
+    cannot_start("a thread", error);
+  }
 
   Status read_status;
   double read_seconds = 0;
@@ -194,7 +221,12 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
       break;
     }
     const auto read_started = SteadyClock::now();
-    const bool more = reader.next(*chunk, read_status);
+    bool more = false;
+    try {
+      more = reader.next(*chunk, read_status);
+    } catch (const std::bad_alloc&) {  // (a long line's chunk, say) the lines before it count
+      read_status = out_of_memory();
+    }
     read_seconds += seconds_since(read_started);
     if (!more) {
       scheduler.release_unused(chunk);

@@ -2,6 +2,7 @@
 #include "pipeline/scheduler.h"
 
 #include <algorithm>
+#include <new>
 
 #include "input/mapped_window.h"
 #include "util/elapsed.h"
@@ -68,11 +69,20 @@ void Scheduler::work(unsigned worker, Router& router, PartitionOwner& owner) {
       Chunk* chunk = slot.chunk;
       lock.unlock();
       const auto started = SteadyClock::now();
-      Status status = owner.apply(*chunk);
-      if (status && chunk->checkpoint_after && checkpointer_) {
-        OwnerCut cut;
-        status = owner.checkpoint(cut);
-        if (status) checkpointer_->report(chunk->sequence, std::move(cut));
+      Status status;
+      if (slot.unrouted) {
+        status = out_of_memory();
+      } else {
+        try {
+          status = owner.apply(*chunk);
+          if (status && chunk->checkpoint_after && checkpointer_) {
+            OwnerCut cut;
+            status = owner.checkpoint(cut);
+            if (status) checkpointer_->report(chunk->sequence, std::move(cut));
+          }
+        } catch (const std::bad_alloc&) {
+          status = out_of_memory();
+        }
       }
       const double took = seconds_since(started);
       lock.lock();
@@ -119,13 +129,19 @@ void Scheduler::work(unsigned worker, Router& router, PartitionOwner& owner) {
       to_route_.pop_front();
       lock.unlock();
       const auto started = SteadyClock::now();
-      router.route(*chunk);
+      bool unrouted = false;
+      try {
+        router.route(*chunk);
+      } catch (const std::bad_alloc&) {
+        unrouted = true;  // each owner then fails at this chunk, having applied those before
+      }
       const double took = seconds_since(started);
       lock.lock();
       times_.route += took;
       Slot& routed = slots_[chunk->sequence % slots_.size()];
       routed.routed = true;
-      if (sequencer_ == nullptr) routed.sequenced = true;
+      routed.unrouted = unrouted;
+      if (sequencer_ == nullptr || unrouted) routed.sequenced = true;
       changed_.notify_all();
     } else if (input_done_ && next == published_) {
       return;

@@ -59,6 +59,7 @@ class Scheduler {
     bool routed = false;
     bool sequenced = false;  // routed, and its round-robin salting settled (if any)
     unsigned owners_left = 0;
+    bool unrouted = false;  // its routing failed (memory ran out): no owner applies it
   };
 
   /// Records a failure while applying chunk `sequence` and stops the run there: no more input

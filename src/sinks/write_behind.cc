@@ -3,19 +3,37 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <system_error>
 
 #include "util/thread_priority.h"
 
 namespace keyshard {
+
+namespace {
+
+// Only starts the writeback; any error shows up at the next fsync.
+void start_writeback(int fd, uint64_t from, uint64_t to) {
+  ::sync_file_range(fd, static_cast<off64_t>(from), static_cast<off64_t>(to - from),
+                    SYNC_FILE_RANGE_WRITE);
+}
+
+}  // namespace
 
 WriteBehind& WriteBehind::instance() {
   static WriteBehind write_behind;
   return write_behind;
 }
 
-WriteBehind::WriteBehind() : thread_([this] { run(); }) {}
+WriteBehind::WriteBehind() {
+  try {
+    thread_ = std::thread([this] { run(); });
+  } catch (const std::system_error&) {
+    // No thread to be had (ulimit -u or -v): each request starts its writeback itself.
+  }
+}
 
 WriteBehind::~WriteBehind() {
+  if (!thread_.joinable()) return;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -25,6 +43,10 @@ WriteBehind::~WriteBehind() {
 }
 
 void WriteBehind::request(int fd, uint64_t from, uint64_t to) {
+  if (!thread_.joinable()) {
+    start_writeback(fd, from, to);
+    return;
+  }
   std::lock_guard lock(mutex_);
   auto [it, added] = pending_.try_emplace(fd, Range{from, to});
   if (added) {
@@ -54,9 +76,7 @@ void WriteBehind::run() {
     pending_.erase(fd);
     starting_ = fd;
     lock.unlock();
-    // Only starts the writeback; any error shows up at the next fsync.
-    ::sync_file_range(fd, static_cast<off64_t>(range.from),
-                      static_cast<off64_t>(range.to - range.from), SYNC_FILE_RANGE_WRITE);
+    start_writeback(fd, range.from, range.to);
     lock.lock();
     starting_.reset();
     changed_.notify_all();

@@ -18,7 +18,8 @@ namespace keyshard {
 
 class WriteBehind {
  public:
-  /// The one instance; its thread starts on first use and stops at exit.
+  /// The one instance; its thread starts on first use and stops at exit. (When no thread can
+  /// be started, each request starts its writeback itself.)
   static WriteBehind& instance();
 
   /// Asks for the writeback of bytes [from, to) of `fd` to start; returns at once. A range asked

@@ -173,4 +173,43 @@ events.ndjson" "$KEYSHARD"
     expect_same_file "limited/$(basename "$f")" "$f" "started again: $(basename "$f")"
   done
   pass "a thread that cannot start: exit 1 with a message; the run is started again"
+
+  # Memory that runs out part way (a 60 MB line under a 100 MB limit): exit 1, saying so and
+  # that resume continues the run; resume, without the limit, completes it exactly.
+  rm -rf oom oom-reference
+  { head -n 20000 events.ndjson
+    python3 -c 'print("{\"user_id\":\"long\",\"pad\":\"" + "x" * 60_000_000 + "\"}")'
+    tail -n 2000 events.ndjson; } > long-line.ndjson
+  run_status bash -c "ulimit -v 100000 && exec \"\$0\" split -q -k user_id -n 8 -j 2 \
+--checkpoint-every 256KiB -o oom long-line.ndjson" "$KEYSHARD"
+  expect_eq "$STATUS" 1 "memory run out: exit status"
+  expect_contains "$ERR" "keyshard: out of memory (is a limit such as ulimit -v lower" \
+    "memory run out: why"
+  expect_contains "$ERR" "once that is fixed, \`keyshard resume oom\` continues the run" \
+    "memory run out: how to go on"
+  ks resume -q oom
+  ks split -q -k user_id -n 8 -j 2 -o oom-reference long-line.ndjson
+  for f in oom-reference/part-* oom-reference/dead-letter.ndjson; do
+    expect_same_file "oom/$(basename "$f")" "$f" "memory run out, resumed: $(basename "$f")"
+  done
+  rm -f long-line.ndjson
+  pass "memory run out: exit 1, and resume completes the run"
+fi
+
+# Threads that cannot start (ulimit -u: kept for an unprivileged user only, so the run is one
+# as nobody): a worker that cannot start names -j, and the run leaves nothing behind.
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+  shared=$(mktemp -d) && chmod 755 "$shared" && mkdir -m 777 "$shared/work"
+  head -n 20000 events.ndjson > "$shared/work/in.ndjson"
+  chmod 644 "$shared/work/in.ndjson"
+  run_status setpriv --reuid=nobody --regid=nogroup --clear-groups bash -c \
+    "cd \"\$1\" && ulimit -u 8 && exec \"\$0\" split -q -k user_id -n 4 -j 64 -o few in.ndjson" \
+    "$KEYSHARD" "$shared/work"
+  expect_eq "$STATUS" 1 "threads that cannot start: exit status"
+  expect_contains "$ERR" "cannot start worker thread" "threads that cannot start: which"
+  expect_contains "$ERR" "use a smaller -j, or raise the limit" "threads that cannot start: what to do"
+  expect_contains "$ERR" "run it again" "threads that cannot start: how to go on"
+  [ ! -e "$shared/work/few" ] || fail "threads that cannot start: DIR left behind"
+  rm -rf "$shared"
+  pass "threads that cannot start: exit 1 naming -j; nothing left behind"
 fi
