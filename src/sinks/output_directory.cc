@@ -35,7 +35,11 @@ Status check_open_file_limit(const RunConfig& config, bool resuming) {
   const uint64_t children =
       !config.exec() ? 0 : config.exec_per_worker ? config.threads : config.partitions;
   const uint64_t files = config.to_stdout || config.exec() ? 0 : config.partitions;
-  const uint64_t needed = files + 3 * children + kSpareFiles;
+  // Descriptors open from the start beyond the standard streams (inherited from whatever
+  // started keyshard) count against the limit too.
+  const uint64_t open_already = open_files_at_start();
+  const uint64_t inherited = open_already > 3 ? open_already - 3 : 0;
+  const uint64_t needed = files + 3 * children + kSpareFiles + inherited;
   const uint64_t limit = raise_open_file_limit();
   // What sets the count (-j with a child per worker, else -n), and so what to lower.
   const bool by_workers = config.exec() && config.exec_per_worker;
@@ -49,8 +53,11 @@ Status check_open_file_limit(const RunConfig& config, bool resuming) {
                                       : "-n " + std::to_string(config.partitions);
   if (needed > limit) {
     return Status::error(
-        what + " needs about " + std::to_string(needed) +
-            " open files, but this process may open only " + std::to_string(limit) +
+        what + " needs about " + std::to_string(needed) + " open files" +
+            (inherited > 0 ? " (" + std::to_string(inherited) +
+                                 " of them open already, inherited from what started keyshard)"
+                           : "") +
+            ", but this process may open only " + std::to_string(limit) +
             " (the hard limit). Raise it (e.g. `ulimit -Hn` as root, or LimitNOFILE= for a "
             "service)" + hint + ".",
         {}, kExitUsage);

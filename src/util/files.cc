@@ -2,6 +2,7 @@
 
 #include "util/interrupt.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -110,9 +111,11 @@ long read_some(int fd, char* buffer, size_t size) {
 
 namespace {
 bool closed_at_start[3] = {false, false, false};
+uint64_t files_at_start = 3;  // (set once, before any other thread starts)
 }  // namespace
 
 void guard_standard_streams() {
+  files_at_start = open_file_count();
   for (int fd = 0; fd < 3; ++fd) {
     if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
     closed_at_start[fd] = true;
@@ -124,6 +127,8 @@ void guard_standard_streams() {
     if (null >= 0 && null != fd) ::close(null);
   }
 }
+
+uint64_t open_files_at_start() { return files_at_start; }
 
 bool standard_stream_was_closed(int fd) { return fd >= 0 && fd < 3 && closed_at_start[fd]; }
 
@@ -168,6 +173,17 @@ uint64_t raise_open_file_limit() {
     if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
   }
   return limit.rlim_cur == RLIM_INFINITY ? UINT64_MAX : static_cast<uint64_t>(limit.rlim_cur);
+}
+
+uint64_t open_file_count() {
+  DIR* fds = ::opendir("/proc/self/fd");
+  if (fds == nullptr) return 3;
+  uint64_t count = 0;
+  while (const dirent* entry = ::readdir(fds)) {
+    if (entry->d_name[0] != '.') ++count;
+  }
+  ::closedir(fds);
+  return count > 0 ? count - 1 : 0;  // (not the one that reads the list)
 }
 
 std::string errno_text(int error_number) { return std::strerror(error_number); }

@@ -159,6 +159,15 @@ run_status bash -c 'ulimit -n 64 && "$0" split -k id -n 1 -j 20 --exec cat --exe
 expect_eq "$STATUS" 2 "too few open files for 20 workers' children"
 expect_contains "$ERR" "-j 20 with --exec-per worker needs about" "names what sets the count"
 expect_contains "$ERR" "or use fewer workers (-j)." "and what to lower"
+# Descriptors inherited open count too: 200 of them under a limit of 1,100 leave too few for
+# -n 1024, which is refused before anything is made, not failing part way through its files.
+run_status bash -c 'ulimit -n 1100 && exec 3</dev/null && for fd in $(seq 10 209); do
+  eval "exec $fd</dev/null"; done && exec "$0" split -k id -n 1024 -o inherited -q in.ndjson' \
+  "$KEYSHARD"
+expect_eq "$STATUS" 2 "-n 1024 with 200 descriptors inherited under a limit of 1,100"
+expect_contains "$ERR" "of them open already, inherited from what started keyshard" \
+  "the message counts the inherited descriptors"
+[ ! -e inherited ] || fail "inherited descriptors: DIR made"
 pass "open-file limit"
 
 # A refused run leaves the directory as it found it: no lock, no state directory, and no
