@@ -103,6 +103,23 @@ void warn_if_no_line_has_the_key(const KeySpec& keys, const RunStats& stats) {
       stats.bad_by_reason[static_cast<size_t>(BadReason::kMissingKey)] + routed);
 }
 
+namespace {
+
+// A --salt KEY that no event of the whole run had: most likely spelt otherwise than the
+// events' key, so nothing was spread.
+void warn_of_salt_keys_unseen(const RunConfig& config, const RunStats& stats) {
+  if (stats.events_written() == 0) return;  // (then the -k warning, if any, says it all)
+  for (size_t i = 0; i < config.salts.size() && i < stats.salted_events.size(); ++i) {
+    if (stats.salted_events[i] != 0) continue;
+    print_warning(fmt::format(
+        "--salt {}:{}: no event has the key \"{}\", so nothing was salted: is it spelt as the "
+        "key stands in the events? (a string key without its quotes, a number as written)",
+        config.salts[i].first, config.salts[i].second, config.salts[i].first));
+  }
+}
+
+}  // namespace
+
 Status interrupted_before_start(int signal_number) {
   return Status::error("interrupted before the run began: no input was read", {},
                        kExitInterrupted + signal_number);
@@ -245,6 +262,7 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
   }
   // (Over every run an --incremental one continues: its -k matched theirs.)
   warn_if_no_line_has_the_key(config.keys, result.stats);
+  warn_of_salt_keys_unseen(config, result.stats);
   return check_guardrails(config, stats);
 }
 

@@ -91,6 +91,19 @@ ks split -k user_id -n 8 --salt user_celebrity:8 -o summary -q events.ndjson
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["salted"][0]["key"] == "user_celebrity" and s["salted"][0]["events"] > 0, s["salted"]' summary/keyshard-summary.json
 pass "summary reports salting"
 
+# A --salt key no event has (misspelt, or quoted): a warning names it; the one that is there
+# is salted without a word. With -n 1 there is nothing to spread a key over: refused.
+run_status ks split -k user_id -n 8 --salt user_celebrity:8 --salt '"user_celebrity"':4 \
+  -o unseen -q events.ndjson
+expect_eq "$STATUS" 0 "a --salt key no event has"
+expect_eq "$(grep -c 'warning' <<< "$ERR")" 1 "one warning, for the key no event has"
+expect_contains "$ERR" 'warning: --salt "user_celebrity":4: no event has the key' \
+  "the warning names the key"
+run_status ks split -k user_id -n 1 --salt user_celebrity:8 -o one -q events.ndjson
+expect_eq "$STATUS" 2 "--salt with -n 1"
+expect_contains "$ERR" "with -n 1 there is nothing to spread it over" "--salt with -n 1: why"
+pass "--salt: a key no event has is warned of; -n 1 is refused"
+
 # The empty key can be salted (":K"); a key salted twice is refused.
 printf '{"k":""}\n%.0s' $(seq 1 40) > empty-keys.ndjson
 ks split -q -k k -n 64 --salt :4 --annotate salt,partition -o - empty-keys.ndjson > empty-salted.ndjson
