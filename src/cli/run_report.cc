@@ -255,10 +255,12 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     const std::string text = format_summary_text(stats, config);
     std::fwrite(text.data(), 1, text.size(), stderr);
   }
-  if (result.interrupted_late != 0) {
+  // (Also one that came during the last sync and checkpoint, after the pipeline ended.)
+  const int late = result.interrupted_late != 0 ? result.interrupted_late : interrupt_signal();
+  if (late != 0) {
     print_warning(fmt::format("{} came once the whole input was read, so the run finished: it "
                               "is complete",
-                              interrupt_signal_name(result.interrupted_late)));
+                              interrupt_signal_name(late)));
   }
   // (Over every run an --incremental one continues: its -k matched theirs.)
   warn_if_no_line_has_the_key(config.keys, result.stats);

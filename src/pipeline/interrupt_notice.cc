@@ -40,7 +40,7 @@ void InterruptNotice::watch() {
       lock.unlock();  // (stderr may block: stop() must not wait on it)
       (void)write_stderr_record(
           "keyshard: interrupted: waiting for the children to take the events they were "
-          "handed and end (a second signal ends keyshard at once, and leaves them running)\n");
+          "handed and end (a second signal ends keyshard at once, without waiting for them)\n");
       return;
     }
   }

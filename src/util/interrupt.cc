@@ -8,7 +8,6 @@
 #include <csignal>
 #include <cstdint>
 #include <ctime>
-#include <iterator>
 #include <string>
 
 namespace keyshard {
@@ -24,20 +23,15 @@ static_assert(std::atomic<int>::is_always_lock_free);
 int wakeup[2] = {-1, -1};
 
 // The same request can arrive twice: timeout(1) signals keyshard, then its process group. A
-// repeat this soon after the first is that; a later one is a second request, and ends keyshard.
+// repeat this soon after the first is that; a later one, of any kind caught (a ^C after a
+// SIGTERM, say), is a second request, and ends keyshard.
 constexpr int64_t kRepeatWindowNs = 500'000'000;
 
-// The signals caught, and when each first arrived (CLOCK_MONOTONIC, in ns; 0 before).
-// Lock-free, as above.
 constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP};
-std::atomic<int64_t> first_arrival[std::size(kCaught)] = {};
-static_assert(std::atomic<int64_t>::is_always_lock_free);
 
-std::atomic<int64_t>& first_arrival_of(int signal_number) {
-  size_t i = 0;
-  while (i + 1 < std::size(kCaught) && kCaught[i] != signal_number) ++i;
-  return first_arrival[i];
-}
+// When the first of them arrived (CLOCK_MONOTONIC, in ns; 0 before). Lock-free, as above.
+std::atomic<int64_t> first_arrival{0};
+static_assert(std::atomic<int64_t>::is_always_lock_free);
 
 int64_t monotonic_ns() {  // clock_gettime() is async-signal-safe
   timespec now{};
@@ -47,10 +41,9 @@ int64_t monotonic_ns() {  // clock_gettime() is async-signal-safe
 
 void on_signal(int signal_number) {
   const int saved_errno = errno;  // the interrupted code may be about to read it
-  std::atomic<int64_t>& first = first_arrival_of(signal_number);
   const int64_t now = monotonic_ns();
   int64_t before = 0;
-  if (!first.compare_exchange_strong(before, now, std::memory_order_relaxed)) {
+  if (!first_arrival.compare_exchange_strong(before, now, std::memory_order_relaxed)) {
     if (now - before >= kRepeatWindowNs) {
       // A second request: end as if the signal were not caught. It stays blocked until this
       // handler returns, and then takes its default action.
@@ -60,8 +53,7 @@ void on_signal(int signal_number) {
     errno = saved_errno;
     return;
   }
-  int none = 0;  // (the first signal of any kind is the one the run reports)
-  received.compare_exchange_strong(none, signal_number, std::memory_order_relaxed);
+  received.store(signal_number, std::memory_order_relaxed);
   if (wakeup[1] >= 0) {
     const char byte = 1;
     [[maybe_unused]] const ssize_t ignored = ::write(wakeup[1], &byte, 1);

@@ -1,8 +1,8 @@
 // SIGINT, SIGTERM and SIGHUP during a checkpointed run: the handler only records the signal;
 // the reader sees it, stops taking input, and the run ends with a checkpoint (exit 128 +
-// signal). A second signal of the same kind, half a second or more after the first, acts as if
-// keyshard had not caught it; one sooner is the first delivered twice (timeout(1) does that),
-// and is ignored.
+// signal). A second signal of any of these kinds, half a second or more after the first, acts
+// as if keyshard had not caught it; one sooner is the first delivered twice (timeout(1) does
+// that), and is ignored.
 #pragma once
 
 #include <string>

@@ -146,4 +146,17 @@ for f in eio-reference/part-*.ndjson eio-reference/dead-letter.ndjson; do
 done
 pass "an output whose fsync fails stops the run, naming it; no checkpoint counts it; resume ends it"
 
+# A signal during the last sync, once the whole input was read: the run finishes, complete, and
+# says that the signal came too late to stop it.
+run_status recorded late.log env SYNC_SIGNAL_FILE=/part-00005.ndjson "$KEYSHARD" split -q \
+  -k user_id -n 8 -o late --checkpoint-every off events.ndjson
+expect_eq "$STATUS" 0 "SIGTERM during the last sync: exit status"
+grep -q '^signal SIGTERM at fsync .*/late/part-00005.ndjson$' late.log ||
+  fail "SIGTERM during the last sync: the signal was not sent"
+expect_contains "$ERR" "warning: SIGTERM came once the whole input was read, so the run \
+finished: it is complete" "SIGTERM during the last sync: the warning"
+grep -q '"complete": true' late/.keyshard/checkpoint.json ||
+  fail "SIGTERM during the last sync: the checkpoint is not complete"
+pass "a signal during the last sync: the run completes and says so"
+
 echo "durable_outputs: ok"

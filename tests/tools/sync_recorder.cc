@@ -6,7 +6,8 @@
 // EBADF, every fsync of a directory fails with that error (some FUSE and network filesystems);
 // with $SYNC_FAIL_FILE set, every fsync of a file whose path ends with it fails with EIO (a disk
 // that lost the writes). Those are recorded as "fsync-failed PATH ERROR"; calls that fail on
-// their own are not recorded.
+// their own are not recorded. With $SYNC_SIGNAL_FILE set, the first fsync of a file whose path
+// ends with it first sends the process SIGTERM: a signal that comes during a sync.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -72,12 +74,25 @@ int injected_failure(int fd, const char*& name) {
              : 0;
 }
 
+bool ends_with_env(int fd, const char* variable) {
+  const char* suffix = std::getenv(variable);
+  if (suffix == nullptr || *suffix == '\0') return false;
+  const std::string path = path_of(fd), end = suffix;
+  return path.size() >= end.size() && path.compare(path.size() - end.size(), end.size(), end) == 0;
+}
+
 }  // namespace
 
 extern "C" {
 
 int fsync(int fd) {
   static auto next = real<int (*)(int)>("fsync");
+  static bool signalled = false;
+  if (!signalled && ends_with_env(fd, "SYNC_SIGNAL_FILE")) {
+    signalled = true;
+    record("signal SIGTERM at fsync " + path_of(fd));
+    ::kill(::getpid(), SIGTERM);
+  }
   const char* name = nullptr;
   if (const int error = injected_failure(fd, name); error != 0) {
     record("fsync-failed " + path_of(fd) + " " + name);

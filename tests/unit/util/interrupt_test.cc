@@ -47,6 +47,27 @@ TEST_CASE("a signal keyshard was started ignoring stays ignored") {
   }
 }
 
+TEST_CASE("a second signal of another kind ends the process, unless it comes at once") {
+  // SIGTERM (from timeout or systemd), then ^C: the ^C ends keyshard as it would uncaught.
+  // One within half a second is the first delivered again, and only recorded.
+  const int late = in_child([] {
+    catch_interrupts();
+    if (::raise(SIGTERM) != 0) return 10;
+    const timespec pause{0, 600'000'000};
+    ::nanosleep(&pause, nullptr);
+    (void)::raise(SIGINT);  // default action: the child ends here
+    return 11;
+  });
+  CHECK(late == 128 + SIGINT);
+  const int soon = in_child([] {
+    catch_interrupts();
+    if (::raise(SIGHUP) != 0) return 10;
+    if (::raise(SIGTERM) != 0) return 11;
+    return interrupt_signal() == SIGHUP ? 0 : 12;  // the first one is the run's
+  });
+  CHECK(soon == 0);
+}
+
 TEST_CASE("messages name each signal caught") {
   CHECK(interrupt_signal_name(SIGINT) == "SIGINT (^C)");
   CHECK(interrupt_signal_name(SIGTERM) == "SIGTERM");
