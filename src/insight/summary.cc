@@ -115,14 +115,31 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
       out += '\n';
     }
   }
-  const auto top = stats.heavy_hitters.top(kTopKeysText);
-  if (!top.empty()) {
-    fmt::format_to(it, "  heaviest keys ({}):\n",
-                   stats.heavy_hitters.accuracy(with_commas(stats.heavy_hitters.error_bound())));
+  const HeavyHitters& heavy = stats.heavy_hitters;
+  auto top = heavy.top(kTopKeysText);
+  if (heavy.total() > 0) {
+    const uint64_t bound = heavy.error_bound();
+    fmt::format_to(it, "  heaviest keys ({}):\n", heavy.accuracy(with_commas(bound)));
+    // A count within the bound tells nothing of its key (one not kept may have had as many):
+    // such keys are not listed as the heaviest, only what the others can have at most.
+    const auto noise = std::find_if(top.begin(), top.end(),
+                                    [bound](const auto& entry) { return entry.count <= bound; });
+    // What any key not listed can have, when all above the bound are listed: a key not kept,
+    // the bound; one kept with a count within it, that count and the bound. (When the list is
+    // full, a key after it may have more: nothing is said.)
+    const bool full = noise == top.end() && top.size() == kTopKeysText;
+    const uint64_t others_at_most =
+        bound == 0 || full ? 0 : (noise == top.end() ? 0 : noise->count) + bound;
+    top.erase(noise, top.end());
     for (const auto& entry : top) {
       fmt::format_to(it, "    {:<32} {:>6.2f}%  {:>12} event{}\n", HeavyHitters::display(entry),
-                     100 * share_of(entry.count, stats.heavy_hitters.total()),
-                     with_commas(entry.count), entry.count == 1 ? "" : "s");
+                     100 * share_of(entry.count, heavy.total()), with_commas(entry.count),
+                     entry.count == 1 ? "" : "s");
+    }
+    if (others_at_most != 0) {
+      fmt::format_to(it, "    {} at most {} events ({:.2f}%)\n",
+                     top.empty() ? "none stands out: each key has" : "any other key has",
+                     with_commas(others_at_most), 100 * share_of(others_at_most, heavy.total()));
     }
   }
   return out;

@@ -165,6 +165,30 @@ python3 -c 'for i in range(3000): print("{\"id\":\"k%d\"}" % (i % 256))' > keys2
 ks split -k id -n 4 -o keys256 keys256.ndjson 2> keys256.txt
 expect_contains "$(cat keys256.txt)" "heaviest keys (counts exact):" "split: 256 keys, exact counts"
 expect_eq "$(summary_field keys256 top_keys_error_bound)" 0 "256 keys: the bound is 0"
+# split's summary lists no key whose count is within the bound (it tells nothing of the key):
+# 977 keys taking turns, none stands out; with one key of a third of the events, that one is
+# listed, then what any other can have at most (the bound plus the largest count left out).
+python3 -c 'for i in range(200000): print("{\"id\":\"k%d\"}" % (i % 977))' > even.ndjson
+ks split -k id -n 4 -o - even.ndjson 2> even.txt > /dev/null
+python3 - even.txt <<'PY' || fail "split, keys taking turns: none stands out"
+import re, sys
+text = open(sys.argv[1]).read()
+section = text[text.index("  heaviest keys"):].splitlines()
+bound = int(re.search(r"each count at most ([\d,]+) low", section[0]).group(1).replace(",", ""))
+said = re.fullmatch(r"    none stands out: each key has at most ([\d,]+) events \(0\.\d\d%\)",
+                    section[1])
+assert said and bound <= int(said.group(1).replace(",", "")) <= 2 * bound, section
+assert len(section) == 2, section  # no key listed
+PY
+python3 -c 'for i in range(300000): print("{\"id\":\"%s\"}" % ("hot" if i % 3 == 0 else "k%d" % (i % 977)))' \
+  > one-hot.ndjson
+ks split -k id -n 4 -o - one-hot.ndjson 2> one-hot.txt > /dev/null
+expect_contains "$(sed -n '/heaviest keys/,$p' one-hot.txt | sed -n 2p)" '    "hot"    ' \
+  "split, one hot key: listed"
+expect_contains "$(sed -n '/heaviest keys/,$p' one-hot.txt | sed -n 3p)" "    any other key has at most " \
+  "split, one hot key: then the others' most"
+[ "$(sed -n '/heaviest keys/,$p' one-hot.txt | wc -l)" = 3 ] ||
+  fail "split, one hot key: keys listed: $(sed -n '/heaviest keys/,$p' one-hot.txt)"
 
 # A report that cannot be written is an error (exit 1, saying why); a reader that stops early
 # is not.
