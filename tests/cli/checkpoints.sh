@@ -324,7 +324,8 @@ pass "--dead-letter naming one of the run's own files, or no regular file, is re
 echo "an earlier line of the log" > run.log
 "$KEYSHARD" split -k k -n 2 --dead-letter /dev/stderr -o - few.ndjson > /dev/null 2>> run.log
 expect_eq "$(head -n 1 run.log)" "an earlier line of the log" "-o -: the log kept its start"
-expect_eq "$(sed -n 2p run.log | python3 -c 'import json,sys; print(json.load(sys.stdin)["text"])')" \
+expect_eq "$(sed -n 2p run.log |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["text"])')" \
   "not json" "-o -: the dead letter follows it"
 expect_contains "$(tail -n +3 run.log)" "dead-lettered 1" "-o -: then the summary"
 for dead in /dev/stderr run.log; do

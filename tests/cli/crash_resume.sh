@@ -207,7 +207,8 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
     "$KEYSHARD" "$shared/work"
   expect_eq "$STATUS" 1 "threads that cannot start: exit status"
   expect_contains "$ERR" "cannot start worker thread" "threads that cannot start: which"
-  expect_contains "$ERR" "use a smaller -j, or raise the limit" "threads that cannot start: what to do"
+  expect_contains "$ERR" "use a smaller -j, or raise the limit" \
+    "threads that cannot start: what to do"
   expect_contains "$ERR" "run it again" "threads that cannot start: how to go on"
   [ ! -e "$shared/work/few" ] || fail "threads that cannot start: DIR left behind"
   rm -rf "$shared"

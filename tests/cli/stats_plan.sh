@@ -180,13 +180,13 @@ said = re.fullmatch(r"    none stands out: each key has at most ([\d,]+) events 
 assert said and bound <= int(said.group(1).replace(",", "")) <= 2 * bound, section
 assert len(section) == 2, section  # no key listed
 PY
-python3 -c 'for i in range(300000): print("{\"id\":\"%s\"}" % ("hot" if i % 3 == 0 else "k%d" % (i % 977)))' \
-  > one-hot.ndjson
+python3 -c 'for i in range(300000):
+    print("{\"id\":\"%s\"}" % ("hot" if i % 3 == 0 else "k%d" % (i % 977)))' > one-hot.ndjson
 ks split -k id -n 4 -o - one-hot.ndjson 2> one-hot.txt > /dev/null
 expect_contains "$(sed -n '/heaviest keys/,$p' one-hot.txt | sed -n 2p)" '    "hot"    ' \
   "split, one hot key: listed"
-expect_contains "$(sed -n '/heaviest keys/,$p' one-hot.txt | sed -n 3p)" "    any other key has at most " \
-  "split, one hot key: then the others' most"
+expect_contains "$(sed -n '/heaviest keys/,$p' one-hot.txt | sed -n 3p)" \
+  "    any other key has at most " "split, one hot key: then the others' most"
 [ "$(sed -n '/heaviest keys/,$p' one-hot.txt | wc -l)" = 3 ] ||
   fail "split, one hot key: keys listed: $(sed -n '/heaviest keys/,$p' one-hot.txt)"
 

@@ -1,6 +1,6 @@
-// A caught SIGINT, SIGTERM or SIGHUP stops the reading of an input that has nothing to give, even when
-// it came before the read began (a quiet pipe would otherwise hold the run until its next
-// byte). Each case runs in a child process: the signal state is process-wide.
+// A caught SIGINT, SIGTERM or SIGHUP stops the reading of an input that has nothing to give,
+// even when it came before the read began (a quiet pipe would otherwise hold the run until its
+// next byte). Each case runs in a child process: the signal state is process-wide.
 #include "util/interrupt.h"
 
 #include <doctest/doctest.h>
