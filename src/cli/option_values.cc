@@ -115,10 +115,6 @@ Status parse_salts(const SplitOptions& options, RunConfig& config) {
     return usage("invalid --salt \"" + text + "\": give KEY:K with K from 2 to 4096, e.g. " +
                  "--salt user_celebrity:8");
   }
-  if (!config.salts.empty() && config.partitions < 2) {
-    return usage("--salt spreads a key over the partitions; with -n 1 there is nothing to "
-                 "spread it over");
-  }
   if (!options.hot_keys.empty()) {
     double share = 0.02;
     bool good = options.hot_keys == "auto";

@@ -255,6 +255,12 @@ Status run_split(const SplitOptions& given) {
   if (!continuing && config.hot_keys_share && *config.hot_keys_share < kMinHotKeyShare) {
     return invalid_hot_keys(options.hot_keys);
   }
+  // (Likewise one recorded with --salt and -n 1, from before this was refused.)
+  if (!continuing && !config.salts.empty() && config.partitions < 2) {
+    return Status::error("--salt spreads a key over the partitions; with -n 1 there is nothing "
+                         "to spread it over",
+                         {}, kExitUsage);
+  }
   if (config.incremental) {
     // A file that does not exist (yet) is skipped with a warning; one that cannot be looked at
     // for another reason (a directory without search permission, a symlink loop), or that is a

@@ -145,7 +145,10 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   for (unsigned w = 0; w < workers; ++w) {
     try {
       threads.emplace_back([&, w] {
-        name_this_thread(fmt::format("ks-worker-{}", w));
+        try {
+          name_this_thread(fmt::format("ks-worker-{}", w));
+        } catch (const std::bad_alloc&) {  // (only a name for tools such as top)
+        }
         lower_this_thread_priority(kWorkerNiceSteps);  // the reader must not wait for a core
         scheduler.work(w, *routers[w], *owners[w]);
         try {
@@ -222,15 +225,19 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     }
     const auto read_started = SteadyClock::now();
     bool more = false;
+    bool memory_ran_out = false;
     try {
       more = reader.next(*chunk, read_status);
     } catch (const std::bad_alloc&) {  // (a long line's chunk, say) the lines before it count
       read_status = out_of_memory();
+      memory_ran_out = true;
     }
     read_seconds += seconds_since(read_started);
     if (!more) {
       scheduler.release_unused(chunk);
-      if (!read_status.ok() && interrupt_signal() != 0) read_status = {};  // a read cut short
+      if (!read_status.ok() && !memory_ran_out && interrupt_signal() != 0) {
+        read_status = {};  // a read cut short
+      }
       break;
     }
     ++chunks;
@@ -262,6 +269,12 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   result.interrupted = interrupt_signal();
   scheduler.end_of_input();
   for (std::thread& thread : threads) thread.join();
+  // The owners of workers that could not start were given nothing: they finish here, so that
+  // their --exec children see the end of their input (and the collector the end of theirs).
+  for (size_t w = threads.size(); w < workers; ++w) finish_status[w] = owners[w]->finish();
+  // Every chunk is done with: its memory goes before the last of the run's work, which, when
+  // memory ran out, then has room.
+  scheduler.release_chunks();
   if (collector) (void)collector->join();  // its failures reached the scheduler
   if (interrupt_notice) interrupt_notice->stop();
   // A signal once every chunk was read: the run ended anyway (the caller says so).
@@ -269,52 +282,59 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   if (checkpointer) (void)checkpointer->finish();  // likewise
   if (progress_line) progress_line->stop();  // cleared before the summary
 
-  // The earliest failure wins: a write error or bad line stops the run before later input
-  // matters; a read error comes after every chunk read before it was written.
-  result.status = scheduler.error();
-  if (result.status.ok() && !read_status.ok() && reader.failed_line()) {
-    // Every line before it was applied: the owners' line counts give its number (they restart
-    // with the first chunk of an input read again from 0).
-    const auto [input, first_after_restart] = *reader.failed_line();
-    const uint64_t before = first_after_restart ? 0 : owners[0]->lines_of_input(input);
-    result.status = Status::error(read_status.reason(),
-                                  fmt::format("{}:{}", read_status.where(), before + 1))
-                        .because(read_status.cause());
-  } else if (result.status.ok()) {
-    result.status = read_status;
+  // (Memory that runs out even now, with the chunks freed, fails the run as it would have
+  // failed during it: no last checkpoint, the first failure kept.)
+  try {
+    // The earliest failure wins: a write error or bad line stops the run before later input
+    // matters; a read error comes after every chunk read before it was written.
+    result.status = scheduler.error();
+    if (result.status.ok() && !read_status.ok() && reader.failed_line()) {
+      // Every line before it was applied: the owners' line counts give its number (they restart
+      // with the first chunk of an input read again from 0).
+      const auto [input, first_after_restart] = *reader.failed_line();
+      const uint64_t before = first_after_restart ? 0 : owners[0]->lines_of_input(input);
+      result.status = Status::error(read_status.reason(),
+                                    fmt::format("{}:{}", read_status.where(), before + 1))
+                          .because(read_status.cause());
+    } else if (result.status.ok()) {
+      result.status = read_status;
+    }
+    for (unsigned w = 0; w < workers; ++w) {
+      if (result.status.ok() && !finish_status[w].ok()) result.status = finish_status[w];
+      result.stats.merge(owners[w]->stats());
+      const std::vector<std::string>& created = owners[w]->created_files();
+      result.created_files.insert(result.created_files.end(), created.begin(), created.end());
+    }
+    result.wrote_checkpoint = checkpointer && checkpointer->written() > 0;
+    result.fresh = start != nullptr && resume == nullptr && !config.incremental;
+    if (checkpointer && result.status.ok()) {
+      result.status = make_durable(sync_paths);  // (--commit sync) before the last checkpoint
+    }
+    if (checkpointer && result.status.ok()) {
+      // The last cut: everything read is written (and synced). An interrupted run resumes here;
+      // a finished one is complete (and an --incremental run continues from here next time).
+      Checkpoint last = whole_cut();
+      last.complete = result.interrupted == 0;
+      last.exec_settled = config.exec();  // every child has ended its output itself
+      result.last_checkpoint = std::move(last);
+    }
+    result.stats.heavy_hitters = settle(UINT32_MAX);
+    if (sequencer) result.stats.hot_key_decisions = sequencer->decisions();
+    result.stats.stage_times = scheduler.times();
+    result.stats.stage_times.read = read_seconds;
+    result.stats.stage_times.chunks = chunks;
+    if (checkpointer) {
+      result.stats.stage_times.checkpoints = checkpointer->written();
+      result.stats.stage_times.syncs_ahead = checkpointer->synced_ahead();
+    }
+    result.stats.bytes_read = bytes_before + reader.bytes_delivered();
+    result.stats.bytes_read_now = reader.bytes_delivered();
+    result.stats.inputs = config.input_names;
+    result.stats.first_shown_input = config.carried_inputs;
+  } catch (const std::bad_alloc&) {
+    if (result.status.ok()) result.status = out_of_memory();
+    result.last_checkpoint.reset();
   }
-  for (unsigned w = 0; w < workers; ++w) {
-    if (result.status.ok() && !finish_status[w].ok()) result.status = finish_status[w];
-    result.stats.merge(owners[w]->stats());
-    const std::vector<std::string>& created = owners[w]->created_files();
-    result.created_files.insert(result.created_files.end(), created.begin(), created.end());
-  }
-  result.wrote_checkpoint = checkpointer && checkpointer->written() > 0;
-  result.fresh = start != nullptr && resume == nullptr && !config.incremental;
-  if (checkpointer && result.status.ok()) {
-    result.status = make_durable(sync_paths);  // (--commit sync) before the last checkpoint
-  }
-  if (checkpointer && result.status.ok()) {
-    // The last cut: everything read is written (and synced). An interrupted run resumes here;
-    // a finished one is complete (and an --incremental run continues from here next time).
-    Checkpoint last = whole_cut();
-    last.complete = result.interrupted == 0;
-    last.exec_settled = config.exec();  // every child has ended its output itself
-    result.last_checkpoint = std::move(last);
-  }
-  result.stats.heavy_hitters = settle(UINT32_MAX);
-  if (sequencer) result.stats.hot_key_decisions = sequencer->decisions();
-  result.stats.stage_times = scheduler.times();
-  result.stats.stage_times.read = read_seconds;
-  result.stats.stage_times.chunks = chunks;
-  if (checkpointer) {
-    result.stats.stage_times.checkpoints = checkpointer->written();
-    result.stats.stage_times.syncs_ahead = checkpointer->synced_ahead();
-  }
-  result.stats.bytes_read = bytes_before + reader.bytes_delivered();
-  result.stats.bytes_read_now = reader.bytes_delivered();
-  result.stats.inputs = config.input_names;
-  result.stats.first_shown_input = config.carried_inputs;
   result.stats.elapsed_seconds = seconds_since(started);
   return result;
 }

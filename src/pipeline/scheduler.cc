@@ -58,6 +58,11 @@ void Scheduler::end_of_input() {
   changed_.notify_all();
 }
 
+void Scheduler::release_chunks() {
+  std::lock_guard lock(mutex_);
+  for (Chunk& chunk : pool_) chunk = Chunk();
+}
+
 void Scheduler::work(unsigned worker, Router& router, PartitionOwner& owner) {
   std::unique_lock lock(mutex_);
   for (;;) {
@@ -67,10 +72,11 @@ void Scheduler::work(unsigned worker, Router& router, PartitionOwner& owner) {
     Slot& unsequenced = slots_[next_to_sequence_ % slots_.size()];
     if (next < published_ && slot.sequenced) {
       Chunk* chunk = slot.chunk;
+      const bool unrouted = slot.unrouted;
       lock.unlock();
       const auto started = SteadyClock::now();
       Status status;
-      if (slot.unrouted) {
+      if (unrouted) {
         status = out_of_memory();
       } else {
         try {
@@ -113,15 +119,21 @@ void Scheduler::work(unsigned worker, Router& router, PartitionOwner& owner) {
       sequencing_ = true;
       lock.unlock();
       const auto started = SteadyClock::now();
-      sequencer_->sequence(*unsequenced.chunk);
-      if (unsequenced.chunk->checkpoint_after && checkpointer_) {
-        checkpointer_->salt_state(unsequenced.chunk->sequence, sequencer_->snapshot());
+      bool unsequenceable = false;
+      try {
+        sequencer_->sequence(*unsequenced.chunk);
+        if (unsequenced.chunk->checkpoint_after && checkpointer_) {
+          checkpointer_->salt_state(unsequenced.chunk->sequence, sequencer_->snapshot());
+        }
+      } catch (const std::bad_alloc&) {
+        unsequenceable = true;  // as for a chunk whose routing failed: every owner stops here
       }
       const double took = seconds_since(started);
       lock.lock();
       times_.sequence += took;
       unsequenced.sequenced = true;
-      ++next_to_sequence_;
+      unsequenced.unrouted = unsequenced.unrouted || unsequenceable;
+      if (!unsequenceable) ++next_to_sequence_;
       sequencing_ = false;
       changed_.notify_all();
     } else if (!to_route_.empty() && to_route_.front()->sequence <= stop_after_) {

@@ -37,6 +37,8 @@ class Scheduler {
   void publish(Chunk* chunk);
   /// No chunk follows the last one published.
   void end_of_input();
+  /// Frees the memory of every chunk: once the workers have ended, and no chunk is read.
+  void release_chunks();
 
   // Worker side ------------------------------------------------------------------------------
 

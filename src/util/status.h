@@ -122,8 +122,6 @@ class Status {
   std::vector<std::string> more_lines_;
 };
 
-/// "keyshard: warning: <message>" on stderr, even with -q: a warning says some input was not
-/// read as asked, which a cron job's mail must show.
 /// Memory that ran out in a stage of a run (std::bad_alloc caught there): a failure like any
 /// other, so that the run ends in order and says how to go on.
 inline Status out_of_memory() {
@@ -131,6 +129,8 @@ inline Status out_of_memory() {
                        "each line, up to --max-line-size, is held whole)");
 }
 
+/// "keyshard: warning: <message>" on stderr, even with -q: a warning says some input was not
+/// read as asked, which a cron job's mail must show.
 inline void print_warning(const std::string& message) {
   (void)write_stderr_record("keyshard: warning: " + visible_controls(message) + "\n");
 }

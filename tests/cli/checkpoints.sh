@@ -341,6 +341,21 @@ for dead in /dev/stderr run.log; do
     "--dead-letter $dead, standard error's file: why"
   [ ! -e apart ] || fail "--dead-letter $dead, standard error's file: DIR made"
 done
+# resume too refuses standard error going to the run's dead-letter file, before it writes.
+rm -rf halted && rm -f later-input.ndjson
+run_status ks split -q -k k -n 2 -o halted few.ndjson later-input.ndjson
+expect_eq "$STATUS" 1 "a run stopped by a missing input"
+cp halted/dead-letter.ndjson dead-before.ndjson
+printf '{"k":"z"}\n' > later-input.ndjson
+set +e
+"$KEYSHARD" resume -q halted 2>> halted/dead-letter.ndjson
+STATUS=$?
+set -e
+expect_eq "$STATUS" 2 "resume with standard error going to the dead-letter file"
+expect_contains "$(tail -n 1 halted/dead-letter.ndjson)" \
+  "--dead-letter names the file standard error is" "resume: why"
+expect_eq "$(head -n "$(wc -l < dead-before.ndjson)" halted/dead-letter.ndjson)" \
+  "$(cat dead-before.ndjson)" "resume: the dead letters untouched"
 pass "--dead-letter naming standard error's file: appended with -o -, refused with -o DIR"
 
 # An interrupted run (its checkpoint made incomplete by hand, as a crash would leave it): the
