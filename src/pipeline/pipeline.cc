@@ -271,7 +271,13 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   for (std::thread& thread : threads) thread.join();
   // The owners of workers that could not start were given nothing: they finish here, so that
   // their --exec children see the end of their input (and the collector the end of theirs).
-  for (size_t w = threads.size(); w < workers; ++w) finish_status[w] = owners[w]->finish();
+  for (size_t w = threads.size(); w < workers; ++w) {
+    try {
+      finish_status[w] = owners[w]->finish();
+    } catch (const std::bad_alloc&) {
+      finish_status[w] = out_of_memory();
+    }
+  }
   // Every chunk is done with: its memory goes before the last of the run's work, which, when
   // memory ran out, then has room.
   scheduler.release_chunks();
@@ -282,12 +288,19 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   if (checkpointer) (void)checkpointer->finish();  // likewise
   if (progress_line) progress_line->stop();  // cleared before the summary
 
+  // What the report reads to tell a run that processed nothing (which it may then undo), set
+  // before anything below can fail.
+  result.wrote_checkpoint = checkpointer && checkpointer->written() > 0;
+  result.fresh = start != nullptr && resume == nullptr && !config.incremental;
+  result.stats.stage_times = scheduler.times();
+  result.stats.stage_times.read = read_seconds;
+  result.stats.stage_times.chunks = chunks;
+  // The earliest failure wins: a write error or bad line stops the run before later input
+  // matters; a read error comes after every chunk read before it was written.
+  result.status = scheduler.error();
   // (Memory that runs out even now, with the chunks freed, fails the run as it would have
   // failed during it: no last checkpoint, the first failure kept.)
   try {
-    // The earliest failure wins: a write error or bad line stops the run before later input
-    // matters; a read error comes after every chunk read before it was written.
-    result.status = scheduler.error();
     if (result.status.ok() && !read_status.ok() && reader.failed_line()) {
       // Every line before it was applied: the owners' line counts give its number (they restart
       // with the first chunk of an input read again from 0).
@@ -305,8 +318,6 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
       const std::vector<std::string>& created = owners[w]->created_files();
       result.created_files.insert(result.created_files.end(), created.begin(), created.end());
     }
-    result.wrote_checkpoint = checkpointer && checkpointer->written() > 0;
-    result.fresh = start != nullptr && resume == nullptr && !config.incremental;
     if (checkpointer && result.status.ok()) {
       result.status = make_durable(sync_paths);  // (--commit sync) before the last checkpoint
     }
@@ -320,9 +331,6 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     }
     result.stats.heavy_hitters = settle(UINT32_MAX);
     if (sequencer) result.stats.hot_key_decisions = sequencer->decisions();
-    result.stats.stage_times = scheduler.times();
-    result.stats.stage_times.read = read_seconds;
-    result.stats.stage_times.chunks = chunks;
     if (checkpointer) {
       result.stats.stage_times.checkpoints = checkpointer->written();
       result.stats.stage_times.syncs_ahead = checkpointer->synced_ahead();
@@ -334,6 +342,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   } catch (const std::bad_alloc&) {
     if (result.status.ok()) result.status = out_of_memory();
     result.last_checkpoint.reset();
+    result.fresh = false;  // (never undone for it: it may have written everything)
   }
   result.stats.elapsed_seconds = seconds_since(started);
   return result;
