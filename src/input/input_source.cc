@@ -6,6 +6,7 @@
 #include "util/files.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +22,15 @@ constexpr int kPipeBufferSize = 1 << 20;
 
 // A zstd frame, or a zstd skippable frame (magic 0x184D2A50..5F, as pzstd and the seekable
 // format write first): both start a zstd stream.
+// Another compressor's output, by its first bytes: what reads it back, or nullptr. Not one of
+// these starts text: each holds a control byte or one that UTF-8 never starts with.
+const char* other_compressor(const unsigned char* magic) {
+  if (magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 0x08) return "gzip";
+  if (std::memcmp(magic, "\xFD" "7zX", 4) == 0) return "xz";
+  if (std::memcmp(magic, "\x04\x22\x4D\x18", 4) == 0) return "lz4";
+  return nullptr;
+}
+
 bool is_zstd_magic(const unsigned char* magic) {
   const bool skippable =
       (magic[0] & 0xf0) == 0x50 && magic[1] == 0x2a && magic[2] == 0x4d && magic[3] == 0x18;
@@ -203,7 +213,17 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
     if (count == 0) break;
     prefix.size += static_cast<size_t>(count);
   }
-  if (prefix.size == 4 && is_zstd_magic(reinterpret_cast<const unsigned char*>(prefix.bytes))) {
+  const auto* magic = reinterpret_cast<const unsigned char*>(prefix.bytes);
+  if (const char* format = prefix.size == 4 ? other_compressor(magic) : nullptr) {
+    // (Read as text, it would be a handful of "lines" of garbage, each a dead letter.)
+    const std::string reader = std::string(format) == "gzip" ? "zcat" : std::string(format) + "cat";
+    return Status::error(fmt::format("is {}-compressed; keyshard reads plain text, and zstd by its "
+                                     "magic bytes: decompress it on the way in, e.g. `{} {} | "
+                                     "keyshard ... -`",
+                                     format, reader, is_stdin ? "FILE" : path),
+                         name);
+  }
+  if (prefix.size == 4 && is_zstd_magic(magic)) {
     source = make_zstd_source(name, std::move(fd), prefix);
   } else {
     source = std::make_unique<PlainSource>(name, std::move(fd), prefix, regular);

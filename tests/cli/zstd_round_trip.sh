@@ -101,3 +101,24 @@ zstd -q -dc none.zst > none.out ||
   fail "no events on a compressed standard output: not a zstd stream"
 expect_eq "$(wc -c < none.out)" 0 "no events on a compressed standard output: nothing in it"
 pass "empty compressed outputs are valid zstd streams"
+
+# Another compressor's output is refused, naming it and what reads it, before anything is
+# written: read as text, it would be a few "lines" of garbage, each a dead letter.
+printf '{"k":"a"}\n{"k":"b"}\n' > plain.ndjson
+gzip -c plain.ndjson > plain.ndjson.gz
+printf '\375\067\172\130\132\000garbage' > fake.xz
+printf '\004\042\115\030garbage' > fake.lz4
+for input in "plain.ndjson.gz gzip zcat" "fake.xz xz xzcat" "fake.lz4 lz4 lz4cat"; do
+  read -r file format reader <<< "$input"
+  rm -rf other
+  run_status ks split -k k -n 2 -o other "$file"
+  expect_eq "$STATUS" 1 "$format input: exit status"
+  expect_contains "$ERR" "keyshard: $file: is $format-compressed; keyshard reads plain text, and \
+zstd by its magic bytes: decompress it on the way in, e.g. \`$reader $file | keyshard ... -\`" \
+    "$format input: why, and what to do"
+  [ ! -e other ] || fail "$format input: DIR left behind"
+done
+run_status ks stats -k k -n 2 - < plain.ndjson.gz
+expect_eq "$STATUS" 1 "gzip on standard input: exit status"
+expect_contains "$ERR" "keyshard: <stdin>: is gzip-compressed" "gzip on standard input: why"
+pass "gzip, xz and lz4 inputs are refused, saying how to read them"
