@@ -95,6 +95,20 @@ void warn_if_no_line_has_the_key(const KeySpec& keys, uint64_t with_key, uint64_
 }
 
 void warn_if_no_line_has_the_key(const KeySpec& keys, const RunStats& stats) {
+  const auto bad = [&stats](BadReason reason) {
+    return stats.bad_by_reason[static_cast<size_t>(reason)];
+  };
+  const uint64_t not_json = bad(BadReason::kInvalidJson) + bad(BadReason::kNotObject);
+  if (keys.format == InputFormat::kJson && stats.events_written() == 0 && not_json > 0 &&
+      bad(BadReason::kMissingKey) == 0) {
+    // Most likely not JSON lines at all (CSV, plain log lines, one JSON document over many
+    // lines): every line went to the dead letters.
+    print_warning(fmt::format("no line is a JSON object ({} line{} not one): is the input JSON "
+                              "lines, an object a line? For other text, use --format delimited "
+                              "or --format line",
+                              not_json, not_json == 1 ? "" : "s"));
+    return;
+  }
   // (With --missing-key partition:P, some events written are without the key.)
   const uint64_t events = stats.events_written();
   const uint64_t routed = std::min(events, stats.missing_key_routed);
