@@ -13,6 +13,8 @@ namespace keyshard {
 namespace {
 
 constexpr auto kInterval = std::chrono::milliseconds(166);  // ~6 updates a second
+// Where each update is a line of its own (a log file, a pipe): after the first, one in 5 s.
+constexpr auto kLineInterval = std::chrono::seconds(5);
 
 std::string human_bytes(double bytes) {
   const char* units[] = {"B", "KB", "MB", "GB", "TB"};
@@ -48,8 +50,13 @@ void ProgressLine::stop() {
 }
 
 void ProgressLine::run() {
+  const bool redrawn = status_line_redraws();
   std::unique_lock lock(mutex_);
-  while (!wake_.wait_for(lock, kInterval, [this] { return stopping_; })) draw();
+  auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(kInterval);
+  while (!wake_.wait_for(lock, interval, [this] { return stopping_; })) {
+    draw();
+    if (!redrawn) interval = kLineInterval;
+  }
 }
 
 void ProgressLine::draw() {

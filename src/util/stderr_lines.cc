@@ -46,6 +46,8 @@ void draw_status_line(std::string_view line) {
   status_shown = true;
 }
 
+bool status_line_redraws() { return stderr_is_terminal(); }
+
 void clear_status_line() {
   std::lock_guard lock(stderr_mutex());
   if (status_shown) (void)write_whole(kClear);

@@ -15,6 +15,10 @@ void draw_status_line(std::string_view line);
 /// Clears a status line that is showing.
 void clear_status_line();
 
+/// Whether the status line is redrawn in place (standard error is a terminal), rather than
+/// written as a line of its own each time.
+bool status_line_redraws();
+
 /// Writes `text` (whole lines) to standard error, first clearing a status line that is
 /// showing. False when the write failed (errno tells why).
 bool write_stderr_record(std::string_view text);

@@ -70,6 +70,19 @@ exec 8>&-
 wait "$pid"
 pass "a slow stream's events, counted one by one"
 
+# Into a file, after the first update, one every 5 seconds: a stream quiet for 6 s gives two
+# lines, or one when keyshard was slow to start (on a terminal: some 36 redraws).
+rm -f quiet.fifo && mkfifo quiet.fifo
+"$KEYSHARD" split -k user_id -n 2 -o - --progress -q < quiet.fifo > /dev/null 2> quiet.err &
+pid=$!
+exec 8> quiet.fifo
+sleep 6
+exec 8>&-
+wait "$pid"
+lines=$(grep -c ' read, ' quiet.err || true)
+[ "$lines" -ge 1 ] && [ "$lines" -le 2 ] || fail "$lines progress lines into a file over 6 s"
+pass "progress into a file: a line every 5 seconds"
+
 # A resumed run gives the rate of its own process: its MB/s times its time is what it read,
 # not the whole run's bytes. (The first run reads half of the input from a pipe that then
 # stays open, so that it is surely stopped half-way; resume reads the input from the start.)
