@@ -1,5 +1,6 @@
 #include "sinks/overlap_checks.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <system_error>
 
 #include "sinks/output_directory.h"
+#include "util/number_text.h"
 
 namespace keyshard {
 
@@ -254,6 +256,24 @@ Status check_inputs_are_not_outputs(const RunConfig& config,
 bool is_standard_error_file(const std::string& path) {
   const auto named = identity_of(path);
   return named && named == stream_file(STDERR_FILENO);
+}
+
+Status check_dead_letter_is_new(const RunConfig& config, bool continuing) {
+  if (config.on_bad != BadLinePolicy::kDeadLetter || config.dead_letter_path.empty() ||
+      config.force || continuing) {
+    return {};
+  }
+  const std::string& path = config.dead_letter_path;
+  if (!config.to_stdout && name_inside(config.output_dir, path)) return {};
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_size == 0 ||
+      (config.to_stdout && is_standard_error_file(path))) {
+    return {};
+  }
+  return Status::error(fmt::format("--dead-letter names a file of {} bytes, which the run would "
+                                   "empty: name another file, or give --force to replace it",
+                                   with_commas(static_cast<uint64_t>(info.st_size))),
+                       path, kExitUsage);
 }
 
 Status check_dead_letter_is_apart(const RunConfig& config,

@@ -35,6 +35,12 @@ Status check_inputs_are_not_outputs(const RunConfig& config,
 Status check_dead_letter_is_apart(const RunConfig& config,
                                   const std::set<std::string>& replaced = {});
 
+/// Refuses (exit status 2) a --dead-letter file outside DIR that exists and holds bytes, which
+/// the run would empty (`--dead-letter events.ndjson more.ndjson`, a slip that loses a data
+/// file): unless --force, or the run continues an --incremental one (the file is its own). A
+/// file in DIR is DIR's, which --force governs; standard error's file is appended to.
+Status check_dead_letter_is_new(const RunConfig& config, bool continuing);
+
 /// Whether `path` is the regular file standard error is (`2> run.log`, then /dev/stderr or
 /// run.log itself): dead letters for it go through standard error, never a new open that
 /// would truncate it and write over keyshard's messages.
