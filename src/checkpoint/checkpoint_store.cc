@@ -59,6 +59,27 @@ Status make_state_dir(const std::string& dir, bool* created = nullptr) {
   return {};
 }
 
+// The lock file this process holds (its path and identity), once RunLock::acquire() has it:
+// set before the run's threads start, read by each checkpoint write.
+struct HeldLock {
+  std::string path;
+  FileIdentity identity;
+};
+std::optional<HeldLock> held_lock;
+
+// A lock file removed (by hand, as a "stale" one) or replaced while this run holds it keeps no
+// other run out: one may be writing DIR too. No checkpoint then vouches for the outputs.
+Status check_lock_in_place(const std::string& dir) {
+  if (!held_lock || held_lock->path != state_dir(dir) + "/" + kLockFileName) return {};
+  if (identity_of(held_lock->path) == held_lock->identity) return {};
+  return Status::error("was removed or replaced while this run held it, so another run may be "
+                       "writing here too: this run stops, with no checkpoint past that; once "
+                       "no other run writes here, `keyshard verify` tells whether the outputs "
+                       "hold, and a run started over with --force rewrites them",
+                       held_lock->path)
+      .because(Cause::kLockLost);
+}
+
 }  // namespace
 
 std::string checkpoint_path(const std::string& dir) {
@@ -71,6 +92,7 @@ bool has_checkpoint(const std::string& dir) {
 }
 
 Status write_checkpoint(const std::string& dir, const Checkpoint& checkpoint) {
+  if (Status status = check_lock_in_place(dir); !status) return status;
   if (Status status = make_state_dir(dir); !status) return status;
   const std::string path = checkpoint_path(dir);
   const std::string temporary = path + ".tmp";
@@ -184,6 +206,7 @@ Status RunLock::acquire(const std::string& dir, bool inherited) {
   if (inherited && ::fcntl(fd_.get(), F_SETFD, 0) != 0) {
     return Status::error("cannot share the lock: " + errno_text(errno), path);
   }
+  if (const auto identity = identity_of(path)) held_lock = HeldLock{path, *identity};
   // Written over the last holder's pid, then cut to length: the file is never seen empty.
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::pwrite(fd_.get(), pid.data(), pid.size(), 0) < 0 ||
@@ -255,6 +278,7 @@ void RunLock::remove_if_created(bool children_started) {
   // running) may hold too. Unlinked while still held: a run that opened the file meanwhile
   // finds it gone once it has the lock, and starts again (see acquire()).
   if (!held_ || (inherited_ && children_started) || !created_state_dir_) return;
+  held_lock.reset();
   (void)::unlink((state_dir(dir_) + "/" + kLockFileName).c_str());
   (void)::rmdir(state_dir(dir_).c_str());  // only if nothing else is in it
   fd_ = FileDescriptor();

@@ -164,6 +164,8 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
           "--on-bad dead-letter, which sets bad lines aside");
     }
     if (failure.exit_code() != kExitFailure || !config.checkpoints) return failure;
+    // (Another run may be writing DIR: nothing in it is touched, and the message says it all.)
+    if (failure.cause() == Cause::kLockLost) return failure;
     // (has_checkpoint: DIR is still the run's, not removed or replaced meanwhile.)
     if (result.fresh && result.wrote_checkpoint && result.stats.stage_times.chunks == 0 &&
         result.interrupted == 0 && has_checkpoint(config.output_dir) &&

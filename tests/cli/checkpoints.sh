@@ -341,6 +341,28 @@ for dead in /dev/stderr run.log; do
     "--dead-letter $dead, standard error's file: why"
   [ ! -e apart ] || fail "--dead-letter $dead, standard error's file: DIR made"
 done
+# The lock file removed by hand while a run holds it (taken for a stale one): the run stops at
+# its next checkpoint, saying that another run may be writing, and writes no checkpoint past it.
+rm -rf lock-gone lock-gone.fifo && mkfifo lock-gone.fifo
+"$KEYSHARD" split -q -k user_id -n 4 --checkpoint-every 64KiB -o lock-gone - \
+  < lock-gone.fifo 2> lock-gone.err &
+pid=$!
+exec 9> lock-gone.fifo
+head -n 3000 events.ndjson >&9
+wait_until grep -qE '"offset":[1-9]' lock-gone/.keyshard/checkpoint.json ||
+  fail "lock removed: no checkpoint past the start"
+rm lock-gone/.keyshard/lock
+sed -n '3001,6000p' events.ndjson >&9
+exec 9>&-
+set +e; wait "$pid"; STATUS=$?; set -e
+expect_eq "$STATUS" 1 "lock removed while held: exit status"
+expect_contains "$(cat lock-gone.err)" "lock-gone/.keyshard/lock: was removed or replaced while \
+this run held it, so another run may be writing here too" "lock removed while held: why"
+offset=$(grep -oE '"offset": ?[0-9]+' lock-gone/.keyshard/checkpoint.json | grep -oE '[0-9]+$')
+[ "$offset" -le "$(head -n 3000 events.ndjson | wc -c)" ] ||
+  fail "lock removed while held: a checkpoint at $offset, past the lines read before"
+pass "a lock file removed while held stops the run at its next checkpoint"
+
 # resume too refuses standard error going to the run's dead-letter file, before it writes.
 rm -rf halted && rm -f later-input.ndjson
 run_status ks split -q -k k -n 2 -o halted few.ndjson later-input.ndjson
