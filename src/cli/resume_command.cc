@@ -75,6 +75,12 @@ Status run_resume(const ResumeOptions& o) {
                              " (resume writes the summary and its checkpoints there)",
                          dir);
   }
+  const std::string state = dir + "/" + kStateDirName;
+  if (::access(state.c_str(), W_OK) != 0) {
+    return Status::error("cannot write in it: " + errno_text(errno) +
+                             " (resume writes its checkpoints there)",
+                         state);
+  }
 
   // The run goes on where it started, so that its relative paths (inputs, an --exec command)
   // mean what they meant, wherever resume is started from.

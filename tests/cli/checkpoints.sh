@@ -1027,6 +1027,31 @@ else
 fi
 ks resume -q unwritable
 ks verify -q unwritable || fail "verify after the resume"
+# Likewise when DIR can be written in but not DIR/.keyshard (its checkpoints'): a user's own
+# files, so the run is one as nobody; its partition files are left as they were.
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+  shared=$(mktemp -d) && chmod 755 "$shared" && mkdir -m 777 "$shared/work"
+  cp "$KEYSHARD" "$shared/keyshard" && chmod 755 "$shared/keyshard"
+  { cat unwritable.ndjson; echo 'not json'; } > "$shared/work/in.ndjson"
+  chmod 644 "$shared/work/in.ndjson"
+  as_nobody() {  # as_nobody COMMAND: in the shared work directory, $0 being keyshard
+    setpriv --reuid=nobody --regid=nogroup --clear-groups bash -c "cd \"\$1\" && $1" \
+      "$shared/keyshard" "$shared/work"
+  }
+  run_status as_nobody '"$0" split -q -k user_id -n 2 --on-bad fail --chunk-size 64KiB \
+    --checkpoint-every 256KiB -o state-ro in.ndjson'
+  expect_eq "$STATUS" 65 "as nobody: a run stopped by a bad line"
+  { cat unwritable.ndjson; echo '{"user_id":"u"}'; } > "$shared/work/in.ndjson"
+  chmod 555 "$shared/work/state-ro/.keyshard"
+  sizes=$(stat -c %s "$shared"/work/state-ro/part-*)
+  run_status as_nobody '"$0" resume state-ro'
+  expect_eq "$STATUS" 1 "resume with DIR/.keyshard not writable"
+  expect_contains "$ERR" "state-ro/.keyshard: cannot write in it: Permission denied (resume \
+writes its checkpoints there)" "says so"
+  expect_eq "$(stat -c %s "$shared"/work/state-ro/part-*)" "$sizes" \
+    "resume with DIR/.keyshard not writable: the partition files as they were"
+  rm -rf "$shared"
+fi
 pass "resume says at once that it cannot write in DIR"
 
 # A run that has ended but was not waited for (a zombie, as under an init process that does not
