@@ -49,7 +49,12 @@ Status run_which(const WhichOptions& options) {
   } else {
     // Read as it comes: after a read that emptied a pipe, the answers so far are written out,
     // so that keys fed one at a time are answered one at a time.
+    bool first = true;
     auto answer = [&](std::string_view key) {
+      // As split reads --format line and delimited input: a byte order mark before the first
+      // key (a file saved on Windows) is not part of it, nor is a carriage return after a key.
+      if (first && key.starts_with("\xEF\xBB\xBF")) key.remove_prefix(3);
+      first = false;
       if (!key.empty() && key.back() == '\r') key.remove_suffix(1);
       fmt::format_to(std::back_inserter(out), "{}\n", partitioner.partition_of(key));
     };

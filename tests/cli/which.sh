@@ -6,6 +6,15 @@ source "$(dirname "$0")/lib.sh"
 expect_eq "$(ks which -n 50 foobar)" 16 "Kafka's foobar"
 expect_eq "$(ks which -n 8 a b c | wc -l)" 3 "one line per key"
 expect_eq "$(printf 'a\nb\r\nc\n' | ks which -n 8)" "$(ks which -n 8 a b c)" "stdin keys (CRLF too)"
+# A byte order mark before the first key (a file saved on Windows) is not part of it, as split
+# reads --format line input; one before a later key is.
+printf '\xef\xbb\xbforder-42\r\norder-42\r\n\xef\xbb\xbforder-42\n' > bom-keys.txt
+expect_eq "$(ks which -n 100000 < bom-keys.txt | head -n 2 | uniq | wc -l)" 1 \
+  "a byte order mark before the first key on stdin"
+expect_eq "$(ks which -n 100000 < bom-keys.txt | head -n 1)" "$(ks which -n 100000 order-42)" \
+  "the first key, without its byte order mark"
+expect_eq "$(ks which -n 100000 < bom-keys.txt | sed -n 3p)" \
+  "$(ks which -n 100000 "$(printf '\xef\xbb\xbforder-42')")" "a later key keeps its mark"
 
 printf '{"id":"alpha"}\n{"id":"beta"}\n{"id":"gamma"}\n{"id":"delta"}\n' > in.ndjson
 for hash in murmur2 crc32 fnv1a md5 xxh3 jump; do
