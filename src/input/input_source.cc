@@ -22,13 +22,30 @@ constexpr int kPipeBufferSize = 1 << 20;
 
 // A zstd frame, or a zstd skippable frame (magic 0x184D2A50..5F, as pzstd and the seekable
 // format write first): both start a zstd stream.
-// Another compressor's output, by its first bytes: what reads it back, or nullptr. Not one of
-// these starts text: each holds a control byte or one that UTF-8 never starts with.
-const char* other_compressor(const unsigned char* magic) {
-  if (magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 0x08) return "gzip";
-  if (std::memcmp(magic, "\xFD" "7zX", 4) == 0) return "xz";
-  if (std::memcmp(magic, "\x04\x22\x4D\x18", 4) == 0) return "lz4";
-  return nullptr;
+// What an input is, by its first four bytes, when keyshard cannot read it as text: another
+// compressor's output, an archive, UTF-16. Text does not start so: each holds a control byte or
+// one that UTF-8 never starts with, but for bzip2's "BZh" and a digit.
+struct Unreadable {
+  const char* what;    // "is ..."
+  const char* reader;  // a command that turns it into text on the way in, FILE for the file
+};
+std::optional<Unreadable> unreadable_kind(const unsigned char* magic) {
+  if (magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 0x08) {
+    return Unreadable{"gzip-compressed", "zcat FILE"};
+  }
+  if (std::memcmp(magic, "\xFD" "7zX", 4) == 0) return Unreadable{"xz-compressed", "xzcat FILE"};
+  if (std::memcmp(magic, "\x04\x22\x4D\x18", 4) == 0) {
+    return Unreadable{"lz4-compressed", "lz4cat FILE"};
+  }
+  if (std::memcmp(magic, "BZh", 3) == 0 && magic[3] >= '1' && magic[3] <= '9') {
+    return Unreadable{"bzip2-compressed", "bzcat FILE"};
+  }
+  if (std::memcmp(magic, "PK\x03\x04", 4) == 0) return Unreadable{"a zip archive", "unzip -p FILE"};
+  if ((magic[0] == 0xff && magic[1] == 0xfe) || (magic[0] == 0xfe && magic[1] == 0xff)) {
+    return Unreadable{"UTF-16 text (as some Windows programs save it)",
+                      "iconv -f UTF-16 -t UTF-8 FILE"};
+  }
+  return std::nullopt;
 }
 
 bool is_zstd_magic(const unsigned char* magic) {
@@ -214,13 +231,15 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
     prefix.size += static_cast<size_t>(count);
   }
   const auto* magic = reinterpret_cast<const unsigned char*>(prefix.bytes);
-  if (const char* format = prefix.size == 4 ? other_compressor(magic) : nullptr) {
-    // (Read as text, it would be a handful of "lines" of garbage, each a dead letter.)
-    const std::string reader = std::string(format) == "gzip" ? "zcat" : std::string(format) + "cat";
-    return Status::error(fmt::format("is {}-compressed; keyshard reads plain text, and zstd by its "
-                                     "magic bytes: decompress it on the way in, e.g. `{} {} | "
+  if (const auto kind = prefix.size == 4 ? unreadable_kind(magic) : std::nullopt) {
+    // (Read as text, it would be a handful of "lines" of garbage, each a dead letter, or, with
+    // --format line, events.)
+    std::string reader = kind->reader;
+    if (!is_stdin) reader.replace(reader.find("FILE"), 4, path);
+    return Status::error(fmt::format("is {}; keyshard reads UTF-8 text, and zstd by its magic "
+                                     "bytes: turn it into text on the way in, e.g. `{} | "
                                      "keyshard ... -`",
-                                     format, reader, is_stdin ? "FILE" : path),
+                                     kind->what, reader),
                          name);
   }
   if (prefix.size == 4 && is_zstd_magic(magic)) {

@@ -102,23 +102,32 @@ zstd -q -dc none.zst > none.out ||
 expect_eq "$(wc -c < none.out)" 0 "no events on a compressed standard output: nothing in it"
 pass "empty compressed outputs are valid zstd streams"
 
-# Another compressor's output is refused, naming it and what reads it, before anything is
-# written: read as text, it would be a few "lines" of garbage, each a dead letter.
+# Another compressor's output, an archive or UTF-16 text is refused, naming it and what turns it
+# into text, before anything is written: read as text, it would be a few "lines" of garbage,
+# each a dead letter.
 printf '{"k":"a"}\n{"k":"b"}\n' > plain.ndjson
 gzip -c plain.ndjson > plain.ndjson.gz
 printf '\375\067\172\130\132\000garbage' > fake.xz
 printf '\004\042\115\030garbage' > fake.lz4
-for input in "plain.ndjson.gz gzip zcat" "fake.xz xz xzcat" "fake.lz4 lz4 lz4cat"; do
-  read -r file format reader <<< "$input"
+printf 'BZh91AY&SYgarbage' > fake.bz2
+printf 'PK\003\004garbage' > fake.zip
+printf '\377\376{\000"\000' > utf16.ndjson
+for input in "plain.ndjson.gz|gzip-compressed|zcat" "fake.xz|xz-compressed|xzcat" \
+  "fake.lz4|lz4-compressed|lz4cat" "fake.bz2|bzip2-compressed|bzcat" \
+  "fake.zip|a zip archive|unzip -p" \
+  "utf16.ndjson|UTF-16 text (as some Windows programs save it)|iconv -f UTF-16 -t UTF-8"; do
+  IFS='|' read -r file what reader <<< "$input"
   rm -rf other
   run_status ks split -k k -n 2 -o other "$file"
-  expect_eq "$STATUS" 1 "$format input: exit status"
-  expect_contains "$ERR" "keyshard: $file: is $format-compressed; keyshard reads plain text, and \
-zstd by its magic bytes: decompress it on the way in, e.g. \`$reader $file | keyshard ... -\`" \
-    "$format input: why, and what to do"
-  [ ! -e other ] || fail "$format input: DIR left behind"
+  expect_eq "$STATUS" 1 "$file: exit status"
+  expect_contains "$ERR" "keyshard: $file: is $what; keyshard reads UTF-8 text, and zstd by its \
+magic bytes: turn it into text on the way in, e.g. \`$reader $file | keyshard ... -\`" \
+    "$file: why, and what to do"
+  [ ! -e other ] || fail "$file: DIR left behind"
 done
 run_status ks stats -k k -n 2 - < plain.ndjson.gz
 expect_eq "$STATUS" 1 "gzip on standard input: exit status"
-expect_contains "$ERR" "keyshard: <stdin>: is gzip-compressed" "gzip on standard input: why"
-pass "gzip, xz and lz4 inputs are refused, saying how to read them"
+expect_contains "$ERR" "keyshard: <stdin>: is gzip-compressed; keyshard reads UTF-8 text, and \
+zstd by its magic bytes: turn it into text on the way in, e.g. \`zcat FILE | keyshard ... -\`" \
+  "gzip on standard input: why"
+pass "compressed, archived and UTF-16 inputs are refused, saying how to read them"
