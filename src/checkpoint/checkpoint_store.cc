@@ -160,8 +160,11 @@ Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint) {
     return Status::error("cannot open: " + errno_text(errno), path);
   }
   if (struct stat info {}; ::fstat(fd.get(), &info) == 0 && !S_ISREG(info.st_mode)) {
-    return Status::error("is not a regular file, as a checkpoint is: move it away, or start over "
-                         "with --force",
+    // (--force removes any other file there, but not a directory.)
+    return Status::error(S_ISDIR(info.st_mode)
+                             ? "is a directory, where the checkpoint file belongs: move it away"
+                             : "is not a regular file, as a checkpoint is: move it away, or "
+                               "start over with --force",
                          path);
   }
   std::string text;
@@ -179,6 +182,10 @@ Status load_checkpoint(const std::string& dir, Checkpoint& checkpoint) {
 Status remove_checkpoint(const std::string& dir) {
   const std::string path = checkpoint_path(dir);
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    if (errno == EISDIR) {
+      return Status::error("is a directory, where the checkpoint file belongs: move it away",
+                           path);
+    }
     return Status::error("cannot remove: " + errno_text(errno), path);
   }
   return {};

@@ -131,6 +131,31 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
 
 namespace {
 
+// --force over a checkpoint that cannot be read: it cannot say which files were the earlier
+// run's, so those this run does not write stay, and would pass for its output.
+void warn_of_files_left(const RunConfig& config) {
+  const std::vector<std::string> written = output_file_names(config);
+  std::vector<std::string> left;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(config.output_dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name == kStateDirName || name == kSummaryFileName || name == kDeadLetterFileName ||
+        std::find(written.begin(), written.end(), name) != written.end()) {
+      continue;
+    }
+    left.push_back(name);
+  }
+  if (left.empty()) return;
+  std::sort(left.begin(), left.end());
+  std::string named;
+  for (size_t i = 0; i < left.size() && i < 3; ++i) named += (i > 0 ? ", " : "") + left[i];
+  if (left.size() > 3) named += fmt::format(" and {} more", left.size() - 3);
+  print_warning(fmt::format("{}: the earlier run's checkpoint cannot be read, so its files "
+                            "that this run does not write are left as they were: {}; remove "
+                            "them if they are that run's",
+                            config.output_dir, named));
+}
+
 // Whether `command` holds a --name field, {partition} or {partition:SPEC} ({partition:05}, say;
 // not jq's {partition: .p}, whose spec would hold a blank).
 bool names_partition_field(std::string_view command) {
@@ -292,6 +317,8 @@ Status run_split(const SplitOptions& given) {
       std::vector<std::string> names;
       for (const OutputState& output : earlier.outputs) names.push_back(output.file);
       if (Status status = remove_stale_outputs(config, names); !status) return status;
+    } else if (has_checkpoint(dir)) {
+      warn_of_files_left(config);
     }
     if (Status status = remove_earlier_reports(config); !status) return status;
     if (Status status = remove_checkpoint(dir); !status) return status;

@@ -646,6 +646,26 @@ for edit in 's/"threads":[0-9]*/"threads":100000/' 's/"partitions":[0-9]*/"parti
   expect_contains "$ERR" "the recorded options are refused: " "why ($edit)"
   expect_contains "$ERR" "is out of range" "which ($edit)"
 done
+# A directory where the checkpoint file belongs: verify, resume and split --force all say to
+# move it away (--force, which removes a file there, cannot remove it).
+rm -rf dir-checkpoint && cp -r reference dir-checkpoint
+rm dir-checkpoint/.keyshard/checkpoint.json && mkdir dir-checkpoint/.keyshard/checkpoint.json
+for command in "verify dir-checkpoint" "resume dir-checkpoint" \
+  "split -q --force -k user_id -n 8 -o dir-checkpoint few-events.ndjson"; do
+  run_status ks $command
+  expect_eq "$STATUS" 1 "a directory as the checkpoint: $command"
+  expect_contains "$ERR" "dir-checkpoint/.keyshard/checkpoint.json: is a directory, where the \
+checkpoint file belongs: move it away" "a directory as the checkpoint: $command, why"
+done
+# --force over a checkpoint that cannot be read (here an -n 8 run's, split again with -n 4): the
+# files it does not write are left, and a warning names them.
+rm -rf unreadable && cp -r reference unreadable
+echo garbage >> unreadable/.keyshard/checkpoint.json
+run_status ks split -q --force -k user_id -n 4 -o unreadable few-events.ndjson
+expect_eq "$STATUS" 0 "--force over a checkpoint that cannot be read"
+expect_contains "$ERR" "warning: unreadable: the earlier run's checkpoint cannot be read, so its \
+files that this run does not write are left as they were: part-00004.ndjson, part-00005.ndjson, \
+part-00006.ndjson and 1 more; remove them if they are that run's" "the files left are named"
 pass "damaged checkpoints are refused with a message"
 
 # verify: clean, then each kind of tampering is named.
