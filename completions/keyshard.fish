@@ -103,7 +103,7 @@ complete -c keyshard -n $split -l compress -x -a '(printf "%s\n" zstd zstd:(seq 
     -d 'Compress outputs with zstd'
 complete -c keyshard -n $split -l annotate -x -a '(__keyshard_annotate_fields)' \
     -d 'Add _partition, _offset, _salt and/or _key fields'
-complete -c keyshard -n $split -l force -d 'Write into a non-empty output directory'
+complete -c keyshard -n $split -l force -d 'Write into a non-empty output directory, and over a --dead-letter file'
 # Processing
 complete -c keyshard -n $split -l exec -x -a '(__fish_complete_command)' \
     -d 'Feed each partition to its own /bin/sh -c CMD'

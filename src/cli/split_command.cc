@@ -66,7 +66,8 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
       ->type_name("FIELDS")
       ->check(not_empty("names no field: give partition, offset, key or salt, or several "
                         "joined by commas"));
-  split->add_flag("--force", o.force, "Write into a non-empty output directory")->group("Output");
+  split->add_flag("--force", o.force,
+                  "Write into a non-empty output directory,\nand over a --dead-letter file")->group("Output");
 
   split->add_option("--exec", o.exec,
                     "Feed each partition to its own /bin/sh -c\nCMD; its stdout is the output. "
