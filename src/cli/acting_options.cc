@@ -51,6 +51,7 @@ std::vector<std::string> file_names(const RunConfig& config) {
 std::optional<RunConfig> config_of(const SplitOptions& options) {
   SplitOptions probe = options;
   if (probe.inputs.empty()) probe.inputs.push_back("input");
+  probe.delimiter_given = false;  // (the run's own config has said what there is to say)
   RunConfig config;
   if (!make_run_config(probe, config)) return std::nullopt;
   return config;

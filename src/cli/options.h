@@ -16,6 +16,7 @@ struct SplitOptions {
   std::vector<std::string> inputs;
   std::string format = "json";
   std::string delimiter = "\\t";
+  bool delimiter_given = false;  // on this command line (not recorded: a run's own choice)
   bool no_validate = false;
   std::string max_line_size = "64MiB";
   std::string chunk_size = "1MiB";  // hidden: tests use tiny chunks to stress line boundaries

@@ -59,7 +59,8 @@ void add_input_options(CLI::App& app, SplitOptions& o) {
   app.add_option("--delimiter", o.delimiter, "Field delimiter: a character, tab or space")
       ->group("Input")
       ->type_name("CHAR")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.delimiter_given = true; });
   app.add_flag("--no-validate", o.no_validate, "Find the key without validating each line")
       ->group("Input");
   app.add_option("--max-line-size", o.max_line_size, "Longest line accepted")

@@ -118,6 +118,12 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
   if (Status status = parse_delimiter(options.delimiter, config.keys.delimiter); !status) {
     return status;
   }
+  if (options.delimiter_given && config.keys.format != InputFormat::kDelimited) {
+    // (Most likely --format delimited was forgotten, and the whole line or a JSON field is
+    // taken instead. A warning, not a refusal: it changes nothing, as it did before.)
+    print_warning("--delimiter changes nothing with --format " + options.format +
+                  ": it splits the fields of --format delimited, which is to be given too");
+  }
   config.keys.validate = !options.no_validate;
   if (Status status = parse_keys(options, config.keys); !status) return status;
 

@@ -155,6 +155,8 @@ printf '{"user_id":"u1"}\n' > json-one.ndjson
 ks split -q --incremental -k user_id -n 2 -o json-out json-one.ndjson
 run_status ks split -q --incremental --delimiter , -k user_id -n 2 -o json-out json-one.ndjson
 expect_eq "$STATUS" 0 "--delimiter changes nothing with --format json: $ERR"
+expect_eq "$ERR" "keyshard: warning: --delimiter changes nothing with --format json: it splits \
+the fields of --format delimited, which is to be given too" "and says so, once"
 pass "--incremental compares --delimiter as it acts"
 
 # ... as they act, not as they are spelt: an alias, a default spelt out, a size in other units,
