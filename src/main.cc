@@ -278,6 +278,15 @@ int main(int argc, char** argv) {
   app.failure_message(usage_failure);
   for (CLI::App* sub : app.get_subcommands({})) sub->failure_message(usage_failure);
 
+  // `keyshard help [COMMAND]`, as git and many tools take it: the help of COMMAND, or of all.
+  std::vector<char*> arguments(argv, argv + argc);
+  std::string help_flag = "--help";
+  if (argc > 1 && std::string_view(argv[1]) == "help") {
+    arguments.erase(arguments.begin() + 1);
+    arguments.insert(arguments.begin() + (argc > 2 ? 2 : 1), help_flag.data());
+    argv = arguments.data();
+  }
+
   // An unknown first word is most likely a misspelt command.
   std::vector<std::string> commands;
   for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());

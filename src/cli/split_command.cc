@@ -191,6 +191,12 @@ Status run_split(const SplitOptions& given) {
   if (Status status = make_run_config(options, config); !status) return status;
   options.threads = config.threads;  // recorded as resolved
   if (Status status = check_standard_input(config); !status) return status;
+  if (config.to_stdout && config.zstd_level && !config.exec() && ::isatty(STDOUT_FILENO) == 1) {
+    // (As zstd itself refuses: the terminal would show binary, and take its control bytes.)
+    return Status::error("--compress -o - writes zstd data, which is not for a terminal: send "
+                         "standard output to a file or a pipe (> out.ndjson.zst)",
+                         {}, kExitUsage);
+  }
   if (!given.dead_letter.empty() && config.on_bad != BadLinePolicy::kDeadLetter) {
     print_warning("--dead-letter names where --on-bad dead-letter writes bad lines; under "
                   "--on-bad " + given.on_bad + " none is written, so it changes nothing");

@@ -170,6 +170,15 @@ expect_contains "$ERR" "of them open already, inherited from what started keysha
 [ ! -e inherited ] || fail "inherited descriptors: DIR made"
 pass "open-file limit"
 
+# `keyshard help [COMMAND]` is --help; compressed data is not written to a terminal.
+expect_eq "$(ks help)" "$(ks --help)" "keyshard help"
+expect_eq "$(ks help split)" "$(ks split --help)" "keyshard help split"
+printf '{"id":"a"}\n' > one-line.ndjson
+script -qefc "'$KEYSHARD' split -k id -n 2 -o - --compress zstd one-line.ndjson" /dev/null \
+  > compress-tty.out || true
+expect_contains "$(cat compress-tty.out)" "--compress -o - writes zstd data, which is not for a \
+terminal" "--compress -o - to a terminal"
+
 # A refused run leaves the directory as it found it: no lock, no state directory, and no
 # directories it made for the run.
 mkdir taken && touch taken/mine.txt
