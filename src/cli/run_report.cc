@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -81,17 +83,29 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
 void warn_if_no_line_has_the_key(const KeySpec& keys, uint64_t with_key, uint64_t without_key) {
   if (with_key != 0 || without_key == 0 || keys.format == InputFormat::kLine) return;
   std::string named;
-  for (const KeyPath& path : keys.paths) named += (named.empty() ? "-k " : " -k ") + path.spelling;
+  bool dotted = false;
+  for (const KeyPath& path : keys.paths) {
+    // Quoted as a shell would need it, so that a space or a quote in it shows.
+    const bool plain = std::all_of(path.spelling.begin(), path.spelling.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::strchr("_-./~\\", c);
+    });
+    const std::string shown = plain && !path.spelling.empty() ? path.spelling
+                                                                : "'" + path.spelling + "'";
+    named += (named.empty() ? "-k " : " -k ") + shown;
+    dotted = dotted || path.spelling.find('.') != std::string::npos;
+  }
   for (const uint32_t field : keys.fields) {
     named += (named.empty() ? "-k " : " -k ") + std::to_string(field);
   }
   const bool json = keys.format == InputFormat::kJson;
-  print_warning(fmt::format("no line has the key {} ({} line{} without it): {}", named,
-                            without_key, without_key == 1 ? "" : "s",
-                            json ? "is it spelt as in the events? (a nested field is a dotted "
-                                   "path, e.g. -k user.id)"
-                                 : "fields are numbered from 1, split at --delimiter (a tab "
-                                   "unless given)"));
+  print_warning(fmt::format(
+      "no line has the key {} ({} line{} without it): {}", named, without_key,
+      without_key == 1 ? "" : "s",
+      !json    ? "fields are numbered from 1, split at --delimiter (a tab unless given)"
+      : dotted ? "is it spelt as in the events? (a dot separates nested fields; a name that "
+                 "holds a dot is written with \\., e.g. -k 'user\\.id')"
+               : "is it spelt as in the events? (a nested field is a dotted path, e.g. -k "
+                 "user.id)"));
 }
 
 void warn_if_no_line_has_the_key(const KeySpec& keys, const RunStats& stats) {

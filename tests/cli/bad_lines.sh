@@ -105,6 +105,14 @@ expect_contains "$ERR" "no line has the key -k 3 (1 line without it): fields are
   "delimited: the field"
 run_status ks split -k id -n 2 -o has-key -q in.ndjson
 expect_eq "$ERR" "" "no warning when some line has the key"
+# A dotted -k that no line has: the hint is about dots in names, not the dotted path it is; a
+# key with a space shows quoted.
+run_status ks split -k user.idd -n 2 -o dotted -q in.ndjson
+expect_contains "$ERR" "no line has the key -k user.idd (3 lines without it): is it spelt as in \
+the events? (a dot separates nested fields; a name that holds a dot is written with \\., e.g. \
+-k 'user\\.id')" "a dotted key no line has"
+run_status ks split -k 'id ' -n 2 -o spaced -q in.ndjson
+expect_contains "$ERR" "no line has the key -k 'id ' (3 lines without it)" "a key with a space"
 pass "a key that no line has is warned of"
 
 # A dead-letter file that cannot be created stops the run before anything is written, and takes
