@@ -118,8 +118,9 @@ void warn_if_no_line_has_the_key(const KeySpec& keys, const RunStats& stats) {
     // Most likely not JSON lines at all (CSV, plain log lines, one JSON document over many
     // lines): every line went to the dead letters.
     print_warning(fmt::format("no line is a JSON object ({} line{} not one): is the input JSON "
-                              "lines, an object a line? For other text, use --format delimited "
-                              "or --format line",
+                              "lines, an object a line? A JSON array or a document over many "
+                              "lines becomes that with jq -c '.[]' or jq -c .; for other text, "
+                              "use --format delimited or --format line",
                               not_json, not_json == 1 ? "" : "s"));
     return;
   }

@@ -87,7 +87,8 @@ run_status ks plan -k id --from 2 --to 3 not-json.txt
 expect_eq "$ERR" "" "no such warning when the lines are not JSON objects"
 # No line a JSON object at all (CSV given as JSON): split and stats say so, naming the formats.
 not_json="warning: no line is a JSON object (2 lines not one): is the input JSON lines, an object a \
-line? For other text, use --format delimited or --format line"
+line? A JSON array or a document over many lines becomes that with jq -c '.[]' or jq -c .; for \
+other text, use --format delimited or --format line"
 run_status ks split -k id -n 2 -o csv-as-json -q not-json.txt
 expect_eq "$STATUS" 0 "CSV as JSON: the run still succeeds"
 expect_contains "$ERR" "$not_json" "CSV as JSON: split warns"
