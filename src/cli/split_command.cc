@@ -67,7 +67,8 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
       ->check(not_empty("names no field: give partition, offset, key or salt, or several "
                         "joined by commas"));
   split->add_flag("--force", o.force,
-                  "Write into a non-empty output directory,\nand over a --dead-letter file")->group("Output");
+                  "Write into a non-empty output directory,\nand over a --dead-letter file")
+      ->group("Output");
 
   split->add_option("--exec", o.exec,
                     "Feed each partition to its own /bin/sh -c\nCMD; its stdout is the output. "
