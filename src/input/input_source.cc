@@ -20,8 +20,6 @@ namespace {
 constexpr unsigned char kZstdMagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 constexpr int kPipeBufferSize = 1 << 20;
 
-// A zstd frame, or a zstd skippable frame (magic 0x184D2A50..5F, as pzstd and the seekable
-// format write first): both start a zstd stream.
 // What an input is, by its first four bytes, when keyshard cannot read it as text: another
 // compressor's output, an archive, UTF-16. Text does not start so: each holds a control byte or
 // one that UTF-8 never starts with, but for bzip2's "BZh" and a digit.
@@ -48,6 +46,8 @@ std::optional<Unreadable> unreadable_kind(const unsigned char* magic) {
   return std::nullopt;
 }
 
+// A zstd frame, or a zstd skippable frame (magic 0x184D2A50..5F, as pzstd and the seekable
+// format write first): both start a zstd stream.
 bool is_zstd_magic(const unsigned char* magic) {
   const bool skippable =
       (magic[0] & 0xf0) == 0x50 && magic[1] == 0x2a && magic[2] == 0x4d && magic[3] == 0x18;
