@@ -240,7 +240,8 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
                                      "bytes: turn it into text on the way in, e.g. `{} | "
                                      "keyshard ... -`",
                                      kind->what, reader),
-                         name);
+                         name)
+        .because(Cause::kNotText);
   }
   if (prefix.size == 4 && is_zstd_magic(magic)) {
     source = make_zstd_source(name, std::move(fd), prefix);

@@ -32,6 +32,7 @@ enum class Cause : uint8_t {
   kLineTooLong,   // a line longer than --max-line-size (raising it means starting over)
   kOutputChanged,  // an output is not what the checkpoint recorded (removed, cut or changed)
   kLockLost,       // DIR's lock file was removed while held: another run may write there too
+  kNotText,        // an input that is no text keyshard reads (gzip, zip, UTF-16...), at its start
 };
 
 /// `text` with its control bytes shown as escapes (\n, \t, \x1b): a file name in a

@@ -5,7 +5,8 @@
 // (for zstd, what libzstd decompresses from it), every chunk must end with a newline but the
 // last line of the input, and a line longer than --max-line-size must stop the reader after
 // the whole lines before it. A zstd file that libzstd cannot decompress to its end must be an
-// error, never a short input.
+// error, never a short input. One that starts as another compressor's output, an archive or
+// UTF-16 does is refused before any line.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -39,6 +40,17 @@ bool is_zstd(std::string_view file) {
   const bool skippable =
       (magic[0] & 0xf0) == 0x50 && magic[1] == 0x2a && magic[2] == 0x4d && magic[3] == 0x18;
   return skippable || std::memcmp(magic, "\x28\xb5\x2f\xfd", 4) == 0;
+}
+
+// Whether the file starts as gzip, xz, lz4, bzip2 output, a zip archive or UTF-16 text does.
+bool starts_as_no_text(std::string_view file) {
+  if (file.size() < 4) return false;
+  const auto* b = reinterpret_cast<const unsigned char*>(file.data());
+  return (b[0] == 0x1f && b[1] == 0x8b && b[2] == 0x08) || file.starts_with("\xFD" "7zX") ||
+         file.starts_with("\x04\x22\x4D\x18") ||
+         (file.starts_with("BZh") && b[3] >= '1' && b[3] <= '9') ||
+         file.starts_with("PK\x03\x04") || (b[0] == 0xff && b[1] == 0xfe) ||
+         (b[0] == 0xfe && b[1] == 0xff);
 }
 
 // What `zstd -dc` makes of the file: false when it cannot decompress it to its end.
@@ -137,6 +149,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // An error: every line delivered is whole, and if it is a line too long, the next line is.
   if (!delivered.empty() && delivered.back() != '\n') fail("a cut line before an error");
+  if (status.cause() == Cause::kNotText) {
+    if (!delivered.empty()) fail("an input refused as no text after some of its lines");
+    if (!starts_as_no_text(file)) fail("an input refused as no text that starts as text can");
+    return 0;
+  }
   if (!expected_whole) return 0;
   if (status.cause() != Cause::kLineTooLong) fail("an error on an input that reads to its end");
   const std::string_view rest = std::string_view(expected).substr(delivered.size());
