@@ -1,6 +1,6 @@
 // `keyshard verify DIR`: re-reads every output against the manifest in DIR's checkpoint (per
 // file: size, lines and content hash of what was committed) and names each file that was
-// changed, truncated or extended behind keyshard's back. Exit 0 only when all match.
+// changed, truncated, extended or removed behind keyshard's back. Exit 0 only when all match.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -69,6 +69,9 @@ std::string check_output(const std::string& path, const OutputState& recorded, b
     // An unfinished run's output that holds nothing yet: a crash may leave it missing (it was
     // not yet synced), and `resume` creates it again.
     if (errno == ENOENT && recorded.size == 0 && !complete) return {};
+    if (errno == ENOENT) {
+      return fmt::format("missing: the checkpoint records {} bytes", with_commas(recorded.size));
+    }
     return "cannot open: " + errno_text(errno);
   }
   struct stat info {};

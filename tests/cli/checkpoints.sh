@@ -678,6 +678,7 @@ truncate -s -10 tampered/part-00005.ndjson
 echo '{"user_id":"late"}' >> tampered/part-00006.ndjson
 rm tampered/part-00007.ndjson && mkdir tampered/part-00007.ndjson
 rm tampered/part-00001.ndjson && mkfifo tampered/part-00001.ndjson
+rm tampered/part-00002.ndjson
 run_status timeout 20 "$KEYSHARD" verify tampered
 expect_eq "$STATUS" 1 "verify of tampered outputs"
 expect_contains "$OUT" "tampered/part-00003.ndjson: changed" "a changed byte"
@@ -686,13 +687,15 @@ expect_contains "$OUT" "tampered/part-00006.ndjson: extended" "an extended file"
 expect_contains "$OUT" "tampered/part-00007.ndjson: not a file: a directory is in its place" \
   "a directory in a file's place"
 expect_contains "$OUT" "tampered/part-00001.ndjson: not a regular file any more" "a FIFO"
-expect_contains "$ERR" "5 of 9 files differ" "verify's count"
+expect_contains "$OUT" "tampered/part-00002.ndjson: missing: the checkpoint records " \
+  "a file removed"
+expect_contains "$ERR" "6 of 9 files differ" "verify's count"
 tampered=$OUT
 run_status timeout 20 "$KEYSHARD" verify -q tampered
 expect_eq "$STATUS" 1 "verify -q of tampered outputs"
 expect_eq "$OUT" "$tampered" "verify -q: the files that differ"
 expect_eq "$ERR" "" "verify -q: nothing more"
-pass "verify names changed, truncated and extended outputs"
+pass "verify names changed, truncated, extended and missing outputs"
 
 # Guardrails: exit 3 and 4 after a complete run (checkpoint complete, summary written).
 run_status ks split -k user_id -n 8 -q --max-bad 10 -o guard-bad events.ndjson
