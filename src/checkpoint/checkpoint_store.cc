@@ -59,6 +59,9 @@ Status make_state_dir(const std::string& dir, bool* created = nullptr) {
   return {};
 }
 
+// Where DIR's lock file is.
+std::string lock_path_of(const std::string& dir) { return state_dir(dir) + "/" + kLockFileName; }
+
 // The lock file this process holds (its path and identity), once RunLock::acquire() has it:
 // set before the run's threads start, read by each checkpoint write.
 struct HeldLock {
@@ -70,7 +73,7 @@ std::optional<HeldLock> held_lock;
 // A lock file removed (by hand, as a "stale" one) or replaced while this run holds it keeps no
 // other run out: one may be writing DIR too. No checkpoint then vouches for the outputs.
 Status check_lock_in_place(const std::string& dir) {
-  if (!held_lock || held_lock->path != state_dir(dir) + "/" + kLockFileName) return {};
+  if (!held_lock || held_lock->path != lock_path_of(dir)) return {};
   if (identity_of(held_lock->path) == held_lock->identity) return {};
   return Status::error("was removed or replaced while this run held it, so another run may be "
                        "writing here too: this run stops, with no checkpoint past that; once "
@@ -119,7 +122,7 @@ Status write_checkpoint(const std::string& dir, const Checkpoint& checkpoint) {
 
 bool run_is_writing(const std::string& dir) {
   // (A shared lock is refused while a run holds the exclusive one; taken, it is let go at once.)
-  const std::string lock_path = state_dir(dir) + "/" + kLockFileName;
+  const std::string lock_path = lock_path_of(dir);
   FileDescriptor lock(::open(lock_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   return lock.valid() && ::flock(lock.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
 }
@@ -193,7 +196,7 @@ Status remove_checkpoint(const std::string& dir) {
 
 Status RunLock::acquire(const std::string& dir, bool inherited) {
   dir_ = dir;
-  const std::string path = state_dir(dir) + "/" + kLockFileName;
+  const std::string path = lock_path_of(dir);
   // A run refused before it starts removes the lock file it made (remove_if_created): a lock
   // taken meanwhile on that file, unlinked, keeps no one out, so it is taken again on the file
   // now at the path.
@@ -286,7 +289,7 @@ void RunLock::remove_if_created(bool children_started) {
   // finds it gone once it has the lock, and starts again (see acquire()).
   if (!held_ || (inherited_ && children_started) || !created_state_dir_) return;
   held_lock.reset();
-  (void)::unlink((state_dir(dir_) + "/" + kLockFileName).c_str());
+  (void)::unlink(lock_path_of(dir_).c_str());
   (void)::rmdir(state_dir(dir_).c_str());  // only if nothing else is in it
   fd_ = FileDescriptor();
   held_ = false;

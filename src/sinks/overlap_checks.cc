@@ -24,6 +24,12 @@ std::optional<FileIdentity> stream_file(int fd) {
   return FileIdentity{info.st_dev, info.st_ino};
 }
 
+// Whether `path` is the regular file standard stream `fd` is (`> out.log`, /dev/stdout...).
+bool names_stream_file(const std::string& path, int fd) {
+  const auto named = identity_of(path);
+  return named && named == stream_file(fd);
+}
+
 }  // namespace
 
 std::map<FileIdentity, std::string> named_input_identities(const RunConfig& config) {
@@ -254,8 +260,7 @@ Status check_inputs_are_not_outputs(const RunConfig& config,
 }
 
 bool is_standard_error_file(const std::string& path) {
-  const auto named = identity_of(path);
-  return named && named == stream_file(STDERR_FILENO);
+  return names_stream_file(path, STDERR_FILENO);
 }
 
 Status check_dead_letter_is_new(const RunConfig& config, bool continuing) {
@@ -282,8 +287,7 @@ Status check_dead_letter_is_apart(const RunConfig& config,
   if (config.to_stdout) {
     // `-o - --dead-letter bad.ndjson > bad.ndjson` would write the events and the dead letters
     // over each other.
-    const auto dead = identity_of(config.dead_letter_path);
-    if (dead && dead == stream_file(STDOUT_FILENO)) {
+    if (names_stream_file(config.dead_letter_path, STDOUT_FILENO)) {
       return Status::error("--dead-letter names the file standard output is; name a file of its "
                            "own",
                            config.dead_letter_path, kExitUsage);

@@ -112,6 +112,20 @@ long read_some(int fd, char* buffer, size_t size) {
 namespace {
 bool closed_at_start[3] = {false, false, false};
 uint64_t files_at_start = 3;  // (set once, before any other thread starts)
+
+// How many descriptors this process has open (3, the standard streams, when /proc cannot be
+// read).
+uint64_t open_file_count() {
+  DIR* fds = ::opendir("/proc/self/fd");
+  if (fds == nullptr) return 3;
+  uint64_t count = 0;
+  while (const dirent* entry = ::readdir(fds)) {
+    if (entry->d_name[0] != '.') ++count;
+  }
+  ::closedir(fds);
+  return count > 0 ? count - 1 : 0;  // (not the one that reads the list)
+}
+
 }  // namespace
 
 void guard_standard_streams() {
@@ -173,17 +187,6 @@ uint64_t raise_open_file_limit() {
     if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
   }
   return limit.rlim_cur == RLIM_INFINITY ? UINT64_MAX : static_cast<uint64_t>(limit.rlim_cur);
-}
-
-uint64_t open_file_count() {
-  DIR* fds = ::opendir("/proc/self/fd");
-  if (fds == nullptr) return 3;
-  uint64_t count = 0;
-  while (const dirent* entry = ::readdir(fds)) {
-    if (entry->d_name[0] != '.') ++count;
-  }
-  ::closedir(fds);
-  return count > 0 ? count - 1 : 0;  // (not the one that reads the list)
 }
 
 std::string errno_text(int error_number) { return std::strerror(error_number); }

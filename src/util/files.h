@@ -80,11 +80,9 @@ long read_at(int fd, char* buffer, size_t size, uint64_t offset);
 /// Raises the soft open-file limit to the hard limit; returns the limit now in force.
 uint64_t raise_open_file_limit();
 
-/// How many file descriptors this process has open (counted in /proc/self/fd; 3, the standard
-/// streams, where that cannot be read).
-uint64_t open_file_count();
-/// open_file_count() when guard_standard_streams() ran, first thing in main (3 if it did not):
-/// the descriptors keyshard was started with.
+/// How many file descriptors this process had open when guard_standard_streams() ran, first
+/// thing in main (counted in /proc/self/fd; 3 if it did not run, or /proc cannot be read): the
+/// descriptors keyshard was started with.
 uint64_t open_files_at_start();
 
 /// The message of errno `error_number`, e.g. "No such file or directory".
