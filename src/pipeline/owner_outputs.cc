@@ -207,10 +207,11 @@ Status PartitionOwner::open_partition_file(uint32_t partition, std::unique_ptr<S
   if (resume_ && tracks_outputs()) {
     // A checkpoint records every partition; a zstd file is cut at a frame boundary.
     return reopen_file_sink(path, resume_->outputs.at(partition), resume_->complete, sink,
-                            config_.commit_sync);
+                            config_.commit_sync, config_.commit_sync && !config_.zstd_level);
   }
   note_if_new(path);
-  return open_file_sink(path, sink, tracks_outputs(), tracks_outputs() && config_.commit_sync);
+  const bool sync = tracks_outputs() && config_.commit_sync;
+  return open_file_sink(path, sink, tracks_outputs(), sync, sync && !config_.zstd_level);
 }
 
 void PartitionOwner::note_if_new(const std::string& path) {

@@ -318,6 +318,9 @@ Status PartitionOwner::checkpoint(OwnerCut& cut) {
   if (dead_letters_.sink) {
     if (Status status = flush(dead_letters_); !status) return status;
   }
+  for (Output& output : outputs_) {
+    if (Status status = output.sink->settle(); !status) return status;
+  }
   cut = final_cut();  // made durable by the checkpointer, before it writes the checkpoint
   return {};
 }

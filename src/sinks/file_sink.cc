@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <memory>
 
 #include "checkpoint/content_hash.h"
+#include "sinks/direct_writer.h"
 #include "sinks/write_behind.h"
 #include "util/stderr_lines.h"
 
@@ -14,6 +16,11 @@ namespace keyshard {
 namespace {
 
 constexpr uint64_t kWriteBehind = 1u << 20;  // start writeback once a file has this much new
+// A block is written direct when its offset and size are multiples of kDirectAlignment and it
+// is this large: a smaller direct write costs more than its copy into the page cache saves
+// (-n 1024 writes blocks of 32 KiB).
+constexpr size_t kMinDirectWrite = 256u << 10;
+constexpr uint64_t kDirectAlignment = 4096;
 
 class FileSink final : public Sink {
  public:
@@ -23,11 +30,29 @@ class FileSink final : public Sink {
         owned_(owned),
         quiet_on_broken_pipe_(quiet_on_broken_pipe) {}
   ~FileSink() override {
+    if (direct_) (void)writer_->settle(*direct_);  // before its descriptor closes
     forget_write_behind();
     if (!owned_) fd_.release();
   }
 
   Status write(std::string_view block) override {
+    if (direct_ && block.size() >= kMinDirectWrite && offset_ % kDirectAlignment == 0 &&
+        block.size() % kDirectAlignment == 0) {
+      if (const int error = writer_->failure(*direct_); error != 0) return write_failed(error);
+      writer_->submit(direct_, offset_, block);
+      moved_past_position_ = true;
+      if (tracked_) hash_.update(block);
+      offset_ += block.size();
+      written_behind_ = offset_;
+      return {};
+    }
+    if (moved_past_position_) {
+      // After direct writes, which the descriptor's position did not follow: this one comes
+      // after them, in the file and in time.
+      if (Status status = settle(); !status) return status;
+      if (::lseek(fd_.get(), static_cast<off_t>(offset_), SEEK_SET) < 0) return write_failed(errno);
+      moved_past_position_ = false;
+    }
     int error_number = 0;
     Status status = write_all(fd_.get(), block, name_, &error_number);
     if (!status && quiet_on_broken_pipe_ && error_number == EPIPE) return Status::quiet_stop();
@@ -42,13 +67,22 @@ class FileSink final : public Sink {
     return status;
   }
 
+  Status settle() override {
+    if (!direct_) return {};
+    const int error = writer_->settle(*direct_);
+    return error == 0 ? Status{} : write_failed(error);
+  }
+
   Status finish() override {
+    Status settled = settle();
     forget_write_behind();
     if (!owned_) {
       fd_.release();
-      return {};
+      return settled;
     }
-    return fd_.close(name_);
+    direct_fd_ = FileDescriptor();
+    Status closed = fd_.close(name_);
+    return settled ? closed : settled;
   }
 
   const std::string& name() const override { return name_; }
@@ -59,6 +93,7 @@ class FileSink final : public Sink {
 
   Status sync() override {
     if (!owned_ || !fd_.valid()) return {};
+    if (Status status = settle(); !status) return status;
     if (::fsync(fd_.get()) != 0) return Status::error("fsync failed: " + errno_text(errno), name_);
     return {};
   }
@@ -78,6 +113,25 @@ class FileSink final : public Sink {
     write_behind_ = true;
     written_behind_ = offset_;
   }
+  /// With --commit sync: whole blocks are written past the page cache from now on, where the
+  /// file's file system takes direct writes (see sinks/direct_writer.h).
+  void write_direct() {
+    if (!regular_ || !takes_direct_writes(fd_.get())) return;
+    DirectWriter* writer = DirectWriter::instance();
+    if (writer == nullptr) return;
+    // A second descriptor, for the direct writes alone; it must be the same file.
+    FileDescriptor direct(::open(name_.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC));
+    struct stat opened {};
+    struct stat direct_opened {};
+    if (!direct.valid() || ::fstat(fd_.get(), &opened) != 0 ||
+        ::fstat(direct.get(), &direct_opened) != 0 || opened.st_dev != direct_opened.st_dev ||
+        opened.st_ino != direct_opened.st_ino) {
+      return;
+    }
+    direct_fd_ = std::move(direct);
+    direct_ = std::make_shared<DirectWriter::File>(direct_fd_.get());
+    writer_ = writer;
+  }
   /// Once the file was created or cut back: offset_ is its size if it is a regular file.
   void check_regular() {
     struct stat info {};
@@ -85,6 +139,10 @@ class FileSink final : public Sink {
   }
 
  private:
+  Status write_failed(int error) const {
+    return Status::error("write failed: " + errno_text(error), name_);
+  }
+
   // Before the descriptor is closed (a run whose files never reached a MiB starts no thread).
   void forget_write_behind() {
     if (asked_write_behind_ && fd_.valid()) WriteBehind::instance().forget(fd_.get());
@@ -102,6 +160,11 @@ class FileSink final : public Sink {
   uint64_t offset_ = 0;  // where the next write lands
   uint64_t written_behind_ = 0;  // writeback started for the bytes before this offset
   ContentHash hash_;
+  // Direct writes (write_direct()): the descriptor they use, their state, their writer.
+  FileDescriptor direct_fd_;
+  std::shared_ptr<DirectWriter::File> direct_;
+  DirectWriter* writer_ = nullptr;
+  bool moved_past_position_ = false;  // offset_ is past fd_'s position: direct writes since
 };
 
 }  // namespace
@@ -135,7 +198,7 @@ Status open_regular_output(const std::string& path, int flags, FileDescriptor& f
 }
 
 Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool tracked,
-                      bool write_behind) {
+                      bool write_behind, bool direct) {
   FileDescriptor fd;
   if (tracked) {
     if (Status status = open_regular_output(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, fd);
@@ -150,6 +213,7 @@ Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool
   if (tracked) file->track(ContentHash());
   if (write_behind) file->write_behind();
   file->check_regular();
+  if (direct) file->write_direct();
   sink = std::move(file);
   return {};
 }
@@ -162,7 +226,7 @@ Status open_append_sink(const std::string& path, std::unique_ptr<Sink>& sink) {
 }
 
 Status reopen_file_sink(const std::string& path, const OutputState& recorded, bool finished,
-                        std::unique_ptr<Sink>& sink, bool write_behind) {
+                        std::unique_ptr<Sink>& sink, bool write_behind, bool direct) {
   const int flags = O_RDWR | O_CLOEXEC | (recorded.size == 0 ? O_CREAT : 0);
   FileDescriptor fd(::open(path.c_str(), flags, 0666));
   if (!fd.valid()) {
@@ -204,6 +268,7 @@ Status reopen_file_sink(const std::string& path, const OutputState& recorded, bo
   file->track(std::move(hash));
   if (write_behind) file->write_behind();
   file->check_regular();
+  if (direct) file->write_direct();
   sink = std::move(file);
   return {};
 }

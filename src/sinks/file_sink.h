@@ -20,9 +20,11 @@ Status open_regular_output(const std::string& path, int flags, FileDescriptor& f
 /// open_regular_output).
 /// With `write_behind` (--commit sync), the writeback to the disk of each MiB written is started
 /// at once (by WriteBehind's thread), so that the sync before a checkpoint has little left to
-/// wait for.
+/// wait for. With `direct` (--commit sync, a plain file), whole blocks are written past the page
+/// cache where the file system takes direct writes (see sinks/direct_writer.h); settle() waits
+/// for them.
 Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool tracked = false,
-                      bool write_behind = false);
+                      bool write_behind = false, bool direct = false);
 
 /// Reopens `path` to continue a checkpointed run: cuts it back to `recorded.size` (what was
 /// committed), checks the content hash of the kept part, and appends from there. A file shorter
@@ -30,7 +32,8 @@ Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool
 /// of a run that ended (no run has written to the file since): a longer file is refused too,
 /// rather than the bytes someone added being cut.
 Status reopen_file_sink(const std::string& path, const OutputState& recorded, bool finished,
-                        std::unique_ptr<Sink>& sink, bool write_behind = false);
+                        std::unique_ptr<Sink>& sink, bool write_behind = false,
+                        bool direct = false);
 
 /// Opens `path` (created if missing) to append to it: a resumed --exec run's output.
 Status open_append_sink(const std::string& path, std::unique_ptr<Sink>& sink);

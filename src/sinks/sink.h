@@ -28,6 +28,10 @@ class Sink {
   virtual Status finish() = 0;
   /// The path (or "<stdout>") used in messages.
   virtual const std::string& name() const = 0;
+  /// Waits until the blocks written are in the file, where another thread writes them (see
+  /// sinks/direct_writer.h), and reports a failure among them: a checkpoint counts only what
+  /// is in its files.
+  virtual Status settle() { return {}; }
   /// Makes what was written durable (fsync); a no-op for pipes and terminals.
   virtual Status sync() { return {}; }
   /// The file's size and content hash so far (a file sink opened for checkpoints; else zero).

@@ -48,6 +48,7 @@ class ZstdSink final : public Sink {
     return inner_->finish();
   }
   const std::string& name() const override { return inner_->name(); }
+  Status settle() override { return inner_->settle(); }
   Status sync() override { return inner_->sync(); }
   OutputState state() const override { return inner_->state(); }
 
