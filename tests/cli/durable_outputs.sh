@@ -159,4 +159,67 @@ grep -q '"complete": true' late/.keyshard/checkpoint.json ||
   fail "SIGTERM during the last sync: the checkpoint is not complete"
 pass "a signal during the last sync: the run completes and says so"
 
+# Whole blocks written past the page cache (where the filesystem takes direct I/O: statx reports
+# its alignments) are waited for before each checkpoint. With each direct write made 50 ms slow,
+# every checkpoint still counts only bytes its files held when they were fsynced before it.
+recorded slow.log env SYNC_SLOW_DIRECT_MS=50 SYNC_RECORD_SIZES=1 SYNC_KEEP_CHECKPOINTS=1 \
+  "$KEYSHARD" split -q -k user_id -n 4 -o slow --checkpoint-every 4MiB events.ndjson
+# Lines of 256 bytes, all of one key: each MiB of input fills its partition's buffer exactly, so
+# at each checkpoint the last write of that file was a direct one, and nothing is left to write.
+python3 -c '
+import sys
+line = "{\"user_id\":\"hot\",\"pad\":\"" + "x" * 229 + "\"}\n"
+assert len(line) == 256
+sys.stdout.write(line * 4096 * 6)' > even.ndjson
+recorded even.log env SYNC_SLOW_DIRECT_MS=50 SYNC_RECORD_SIZES=1 SYNC_KEEP_CHECKPOINTS=1 \
+  "$KEYSHARD" split -q -k user_id -n 2 -o even --checkpoint-every 1MiB even.ndjson
+direct_io=$(python3 - "$WORK/events.ndjson" <<'PY'
+import ctypes, os, sys
+# statx(AT_FDCWD, a file, 0, STATX_DIOALIGN): the mask says whether its filesystem reports the
+# alignments (for a regular file only).
+libc = ctypes.CDLL(None, use_errno=True)
+buffer = ctypes.create_string_buffer(256)
+ok = libc.syscall(332, -100, sys.argv[1].encode(), 0, 0x2000, buffer) == 0
+mask = int.from_bytes(buffer.raw[0:4], "little")
+offset_align = int.from_bytes(buffer.raw[156:160], "little")
+print("yes" if ok and mask & 0x2000 and 0 < offset_align <= 4096 else "no")
+PY
+)
+# check_direct LOG DIR: each checkpoint counts only bytes its files held at their last fsync.
+check_direct() {
+  python3 - "$1" "$2" "$direct_io" <<'PY' || fail "$2: a checkpoint counted bytes not yet in its files"
+import json, os, sys
+log, out, direct_io = sys.argv[1], os.path.realpath(sys.argv[2]), sys.argv[3]
+size_at_sync, checked, direct_writes = {}, 0, 0
+for line in open(log):
+    call, *args = line.split()
+    if call == "fsync-size":
+        size_at_sync[args[0]] = int(args[1])
+    elif call == "direct-write":
+        direct_writes += 1
+    elif call == "checkpoint-copy":
+        checkpoint = json.load(open(args[0]))
+        for output in checkpoint["outputs"]:
+            path = f"{out}/{output['file']}"
+            if output["size"] > 0 and size_at_sync.get(path, 0) < output["size"]:
+                sys.exit(f"checkpoint {checked + 1} counts {output['size']} bytes of {path}, "
+                         f"which held {size_at_sync.get(path, 0)} at its last fsync")
+        checked += 1
+if checked < 4:
+    sys.exit(f"expected periodic checkpoints, got {checked}")
+if direct_io == "yes" and direct_writes < 4:
+    sys.exit(f"the filesystem takes direct I/O, yet only {direct_writes} direct writes were made")
+print(f"{out}: {checked} checkpoints, {direct_writes} direct writes (direct I/O here: {direct_io})")
+PY
+}
+check_direct slow.log slow
+check_direct even.log even
+"$KEYSHARD" split -q -k user_id -n 4 -o slow-reference --commit async events.ndjson
+for f in slow-reference/part-*.ndjson slow-reference/dead-letter.ndjson; do
+  expect_same_file "slow/${f#slow-reference/}" "$f" "slow direct writes, against --commit async"
+done
+cat even/part-*.ndjson > even-joined.ndjson
+expect_same_file even-joined.ndjson even.ndjson "one key's lines, each MiB written direct"
+pass "direct writes are in their files before each checkpoint that counts them"
+
 echo "durable_outputs: ok"

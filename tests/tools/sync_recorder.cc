@@ -8,6 +8,12 @@
 // that lost the writes). Those are recorded as "fsync-failed PATH ERROR"; calls that fail on
 // their own are not recorded. With $SYNC_SIGNAL_FILE set, the first fsync of a file whose path
 // ends with it first sends the process SIGTERM: a signal that comes during a sync.
+// For the direct writes of --commit sync: with $SYNC_SLOW_DIRECT_MS set, each pwrite to a
+// descriptor opened with O_DIRECT first sleeps that long, and is recorded once made
+// ("direct-write PATH OFFSET SIZE"); with $SYNC_RECORD_SIZES set, each fsync of a regular file
+// is followed by "fsync-size PATH SIZE" (the size it made durable); with $SYNC_KEEP_CHECKPOINTS
+// set, each checkpoint renamed into place is copied to $SYNC_LOG.checkpoint-N, recorded as
+// "checkpoint-copy FILE".
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,6 +26,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <chrono>
 
 namespace {
 
@@ -101,6 +109,11 @@ int fsync(int fd) {
   }
   const int result = next(fd);
   if (result == 0) record("fsync " + path_of(fd));
+  struct stat info {};
+  if (result == 0 && std::getenv("SYNC_RECORD_SIZES") != nullptr && ::fstat(fd, &info) == 0 &&
+      S_ISREG(info.st_mode)) {
+    record("fsync-size " + path_of(fd) + " " + std::to_string(info.st_size));
+  }
   return result;
 }
 
@@ -122,6 +135,44 @@ int rename(const char* from, const char* to) {
   static auto next = real<int (*)(const char*, const char*)>("rename");
   const int result = next(from, to);
   if (result == 0) record(std::string("rename ") + from + " " + to);
+  const std::string target = to;
+  const std::string checkpoint = "/.keyshard/checkpoint.json";
+  const char* log = std::getenv("SYNC_LOG");
+  if (result == 0 && log != nullptr && std::getenv("SYNC_KEEP_CHECKPOINTS") != nullptr &&
+      target.size() >= checkpoint.size() &&
+      target.compare(target.size() - checkpoint.size(), checkpoint.size(), checkpoint) == 0) {
+    static int copies = 0;
+    const std::string copy = std::string(log) + ".checkpoint-" + std::to_string(++copies);
+    std::FILE* in = std::fopen(to, "rb");
+    std::FILE* out = std::fopen(copy.c_str(), "wb");
+    if (in != nullptr && out != nullptr) {
+      char buffer[65536];
+      size_t got = 0;
+      while ((got = std::fread(buffer, 1, sizeof buffer, in)) > 0) std::fwrite(buffer, 1, got, out);
+    }
+    if (in != nullptr) std::fclose(in);
+    if (out != nullptr) std::fclose(out);
+    record("checkpoint-copy " + copy);
+  }
+  return result;
+}
+
+ssize_t pwrite(int fd, const void* data, size_t size, off_t offset) {
+  // (With _FILE_OFFSET_BITS=64 this defines pwrite64, the name keyshard then calls.)
+#ifdef __USE_FILE_OFFSET64
+  static auto next = real<ssize_t (*)(int, const void*, size_t, off_t)>("pwrite64");
+#else
+  static auto next = real<ssize_t (*)(int, const void*, size_t, off_t)>("pwrite");
+#endif
+  const char* slow = std::getenv("SYNC_SLOW_DIRECT_MS");
+  const int flags = ::fcntl(fd, F_GETFL);
+  const bool direct = slow != nullptr && flags >= 0 && (flags & O_DIRECT) != 0;
+  if (direct) std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(slow)));
+  const ssize_t result = next(fd, data, size, offset);
+  if (direct && result >= 0) {
+    record("direct-write " + path_of(fd) + " " + std::to_string(offset) + " " +
+           std::to_string(result));
+  }
   return result;
 }
 
