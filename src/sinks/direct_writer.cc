@@ -19,8 +19,8 @@ constexpr size_t kAlignment = 4096;
 
 // Writes all of [data, data + size) at `offset`; 0, or the errno of the failure. A file system that
 // refuses the direct write after all (EINVAL: an alignment statx did not tell) has the descriptor's
-// O_DIRECT taken off, and this write and the next go through the page cache.
-int write_at(int fd, const char* data, size_t size, uint64_t offset) {
+// O_DIRECT taken off, and this write and the next go through the page cache (`*refused` is set).
+int write_at(int fd, const char* data, size_t size, uint64_t offset, bool* refused) {
   while (size > 0) {
     const ssize_t written = ::pwrite(fd, data, size, static_cast<off_t>(offset));
     if (written < 0) {
@@ -31,6 +31,7 @@ int write_at(int fd, const char* data, size_t size, uint64_t offset) {
           ::fcntl(fd, F_SETFL, flags & ~O_DIRECT) != 0) {
         return error;
       }
+      *refused = true;
       continue;
     }
     if (written == 0) return EIO;
@@ -45,25 +46,25 @@ int write_at(int fd, const char* data, size_t size, uint64_t offset) {
 
 DirectWriter* DirectWriter::instance() {
   static DirectWriter writer;
-  return writer.thread_.joinable() ? &writer : nullptr;
+  return writer.threads_.empty() ? nullptr : &writer;
 }
 
 DirectWriter::DirectWriter() {
   try {
-    thread_ = std::thread([this] { run(); });
+    for (unsigned i = 0; i < kThreads; ++i) threads_.emplace_back([this] { run(); });
   } catch (const std::system_error&) {
     // No thread to be had (ulimit -u or -v): instance() says so, and files are written as usual.
   }
 }
 
 DirectWriter::~DirectWriter() {
-  if (!thread_.joinable()) return;
+  if (threads_.empty()) return;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
     changed_.notify_all();
   }
-  thread_.join();
+  for (std::thread& thread : threads_) thread.join();
 }
 
 void DirectWriter::submit(const std::shared_ptr<File>& file, uint64_t offset,
@@ -102,8 +103,9 @@ int DirectWriter::settle(File& file) {
   return file.error;
 }
 
-int DirectWriter::failure(File& file) {
+int DirectWriter::failure(File& file, bool* refused) {
   std::lock_guard lock(mutex_);
+  *refused = file.refused;
   return file.error;
 }
 
@@ -118,8 +120,11 @@ void DirectWriter::run() {
     // After a failure, the file's later writes are not made: its run is failing.
     const bool write_it = write.file->error == 0;
     lock.unlock();
-    const int error = write_it ? write_at(write.file->fd, write.data, write.size, write.offset) : 0;
+    bool refused = false;
+    const int error =
+        write_it ? write_at(write.file->fd, write.data, write.size, write.offset, &refused) : 0;
     lock.lock();
+    if (refused) write.file->refused = true;
     if (error != 0 && write.file->error == 0) write.file->error = error;
     --write.file->pending;
     free_.push_back(write.data);

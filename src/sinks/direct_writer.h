@@ -1,12 +1,12 @@
-// Writing whole blocks of the partition files past the page cache (O_DIRECT), from a thread of its
-// own (--commit sync). Those bytes must reach the disk before the checkpoint anyway; written
+// Writing whole blocks of the partition files past the page cache (O_DIRECT), from threads of
+// their own (--commit sync). Those bytes must reach the disk before the checkpoint anyway; written
 // through the page cache, each one costs a copy into the cache and then the cache's own work on it
-// (its pages, the writeback), which on two cores took about a third of the run's CPU time. Written
+// (its pages, the writeback), which on two cores took about a fifth of the run's CPU time. Written
 // direct, the disk reads them from a buffer of keyshard's, while the owners go on.
 //
-// An owner hands over a block and goes on: the block is copied into one of the thread's buffers (at
-// most kBudget bytes are in flight; an owner waits for room), and written there. A failed write is
-// reported by the next call for that file; settle() waits for the file's writes.
+// An owner hands over a block and goes on: the block is copied into one of the writer's buffers
+// (at most kBudget bytes are in flight; an owner waits for room), and written from there. A failed
+// write is reported by the next call for that file; settle() waits for the file's writes.
 #pragma once
 
 #include <condition_variable>
@@ -27,18 +27,21 @@ class DirectWriter {
   static constexpr size_t kBudget = 16u << 20;
   /// The size of each buffer: a larger block is written in pieces of this size.
   static constexpr size_t kPiece = 1u << 20;
+  /// The threads that write, each one write at a time: the disk has this many in flight.
+  static constexpr unsigned kThreads = 2;
 
   /// One file's direct writes, shared by its sink and its writes in flight.
   struct File {
     explicit File(int direct_fd) : fd(direct_fd) {}
-    int fd;  // opened with O_DIRECT; owned by the sink
+    int fd;  // with O_DIRECT set while writes are handed over; owned by the sink
     // Guarded by the writer's mutex:
     unsigned pending = 0;  // writes handed over and not done
     int error = 0;         // the errno of the first write that failed
+    bool refused = false;  // a direct write was refused (EINVAL) and made as an ordinary one
   };
 
-  /// The one instance; its thread starts on first use and stops at exit. Null when no thread can be
-  /// started: the files are then written through the page cache.
+  /// The one instance; its threads start on first use and stop at exit. Null when no thread can
+  /// be started: the files are then written through the page cache.
   static DirectWriter* instance();
 
   /// Has `block` written at `offset` of `file`: copies it and returns, or first waits until the
@@ -48,7 +51,8 @@ class DirectWriter {
   /// else 0.
   int settle(File& file);
   /// The errno of the first of `file`'s writes that failed so far, else 0; does not wait.
-  int failure(File& file);
+  /// `*refused`: whether the file system refused a direct write of the file (see File).
+  int failure(File& file, bool* refused);
 
   DirectWriter(const DirectWriter&) = delete;
   DirectWriter& operator=(const DirectWriter&) = delete;
@@ -73,7 +77,7 @@ class DirectWriter {
   std::vector<Buffer> buffers_;  // every buffer made: kBudget / kPiece at most
   std::vector<char*> free_;      // the buffers not in use
   bool stopping_ = false;
-  std::thread thread_;
+  std::vector<std::thread> threads_;
 };
 
 /// Whether the regular file open as `fd` takes direct writes whose offsets and sizes are multiples

@@ -30,7 +30,7 @@ class FileSink final : public Sink {
         owned_(owned),
         quiet_on_broken_pipe_(quiet_on_broken_pipe) {}
   ~FileSink() override {
-    if (direct_) (void)writer_->settle(*direct_);  // before its descriptor closes
+    if (direct_) (void)writer_->settle(*direct_);  // before the descriptor closes
     forget_write_behind();
     if (!owned_) fd_.release();
   }
@@ -38,18 +38,26 @@ class FileSink final : public Sink {
   Status write(std::string_view block) override {
     if (direct_ && block.size() >= kMinDirectWrite && offset_ % kDirectAlignment == 0 &&
         block.size() % kDirectAlignment == 0) {
-      if (const int error = writer_->failure(*direct_); error != 0) return write_failed(error);
-      writer_->submit(direct_, offset_, block);
-      moved_past_position_ = true;
-      if (tracked_) hash_.update(block);
-      offset_ += block.size();
-      written_behind_ = offset_;
-      return {};
+      bool refused = false;
+      if (const int error = writer_->failure(*direct_, &refused); error != 0) {
+        return write_failed(error);
+      }
+      // (Refused once, as the file system may do where statx said nothing of it: the rest of
+      // the file is written through the page cache.)
+      if (!refused && (direct_mode_ || set_direct_mode(true))) {
+        writer_->submit(direct_, offset_, block);
+        moved_past_position_ = true;
+        if (tracked_) hash_.update(block);
+        offset_ += block.size();
+        written_behind_ = offset_;
+        return {};
+      }
     }
-    if (moved_past_position_) {
+    if (moved_past_position_ || direct_mode_) {
       // After direct writes, which the descriptor's position did not follow: this one comes
-      // after them, in the file and in time.
+      // after them, in the file and in time, and through the page cache.
       if (Status status = settle(); !status) return status;
+      if (direct_mode_ && !set_direct_mode(false)) return write_failed(errno);
       if (::lseek(fd_.get(), static_cast<off_t>(offset_), SEEK_SET) < 0) return write_failed(errno);
       moved_past_position_ = false;
     }
@@ -80,7 +88,6 @@ class FileSink final : public Sink {
       fd_.release();
       return settled;
     }
-    direct_fd_ = FileDescriptor();
     Status closed = fd_.close(name_);
     return settled ? closed : settled;
   }
@@ -114,23 +121,13 @@ class FileSink final : public Sink {
     written_behind_ = offset_;
   }
   /// With --commit sync: whole blocks are written past the page cache from now on, where the
-  /// file's file system takes direct writes (see sinks/direct_writer.h).
+  /// file's file system takes direct writes (see sinks/direct_writer.h). They are made through
+  /// the same descriptor, O_DIRECT set while they are under way: a second descriptor per file
+  /// would count against the open-file limit.
   void write_direct() {
     if (!regular_ || !takes_direct_writes(fd_.get())) return;
-    DirectWriter* writer = DirectWriter::instance();
-    if (writer == nullptr) return;
-    // A second descriptor, for the direct writes alone; it must be the same file.
-    FileDescriptor direct(::open(name_.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC));
-    struct stat opened {};
-    struct stat direct_opened {};
-    if (!direct.valid() || ::fstat(fd_.get(), &opened) != 0 ||
-        ::fstat(direct.get(), &direct_opened) != 0 || opened.st_dev != direct_opened.st_dev ||
-        opened.st_ino != direct_opened.st_ino) {
-      return;
-    }
-    direct_fd_ = std::move(direct);
-    direct_ = std::make_shared<DirectWriter::File>(direct_fd_.get());
-    writer_ = writer;
+    writer_ = DirectWriter::instance();
+    if (writer_ != nullptr) direct_ = std::make_shared<DirectWriter::File>(fd_.get());
   }
   /// Once the file was created or cut back: offset_ is its size if it is a regular file.
   void check_regular() {
@@ -139,6 +136,18 @@ class FileSink final : public Sink {
   }
 
  private:
+  // Sets or clears O_DIRECT on the descriptor; on failure, direct writes are given up (setting)
+  // and errno says why.
+  bool set_direct_mode(bool on) {
+    const int flags = ::fcntl(fd_.get(), F_GETFL);
+    if (flags >= 0 && ::fcntl(fd_.get(), F_SETFL, on ? flags | O_DIRECT : flags & ~O_DIRECT) == 0) {
+      direct_mode_ = on;
+      return true;
+    }
+    if (on) direct_.reset();
+    return false;
+  }
+
   Status write_failed(int error) const {
     return Status::error("write failed: " + errno_text(error), name_);
   }
@@ -160,10 +169,10 @@ class FileSink final : public Sink {
   uint64_t offset_ = 0;  // where the next write lands
   uint64_t written_behind_ = 0;  // writeback started for the bytes before this offset
   ContentHash hash_;
-  // Direct writes (write_direct()): the descriptor they use, their state, their writer.
-  FileDescriptor direct_fd_;
+  // Direct writes (write_direct()): their state and their writer.
   std::shared_ptr<DirectWriter::File> direct_;
   DirectWriter* writer_ = nullptr;
+  bool direct_mode_ = false;          // O_DIRECT is set on fd_
   bool moved_past_position_ = false;  // offset_ is past fd_'s position: direct writes since
 };
 
