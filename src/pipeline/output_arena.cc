@@ -8,7 +8,8 @@ namespace keyshard {
 namespace {
 
 constexpr size_t kHugePage = 2u << 20;
-constexpr size_t kSlotAlignment = 64;  // a cache line
+// A page: a buffer written past the page cache (O_DIRECT) must start on one.
+constexpr size_t kSlotAlignment = 4096;
 
 size_t round_up(size_t value, size_t to) { return (value + to - 1) / to * to; }
 

@@ -129,10 +129,9 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
   }
   if (config_.to_stdout) collector.add_stdout_to_stdout(std::move(streams.stdout_reader), label);
   collector.add_stderr(std::move(streams.stderr_reader), label);
-  outputs_.push_back(Output{std::make_unique<ExecSink>(label, config_.exec_command, pid,
-                                                       std::move(streams.stdin_writer),
-                                                       config_.allow_early_exit),
-                            new_buffer()});
+  outputs_.push_back(new_output(std::make_unique<ExecSink>(label, config_.exec_command, pid,
+                                                          std::move(streams.stdin_writer),
+                                                          config_.allow_early_exit)));
   return {};
 }
 
@@ -144,7 +143,8 @@ Status PartitionOwner::open(ExecCollector* collector) {
   // One slot per partition this owner writes (one for a single output).
   const size_t owned = config_.partitions > index_
                            ? (config_.partitions - index_ + count_ - 1) / count_ : 1;
-  arena_ = std::make_unique<OutputArena>(owned, buffer_bytes() + 1);
+  // (Two slots an output: its buffer and the spare, used by a file written past the page cache.)
+  arena_ = std::make_unique<OutputArena>(2 * owned, buffer_bytes() + 1);
   auto wrap = [this](std::unique_ptr<Sink> sink) {
     return zstd_ ? make_zstd_sink(std::move(sink), zstd_.get()) : std::move(sink);
   };
@@ -170,13 +170,13 @@ Status PartitionOwner::open(ExecCollector* collector) {
   } else if (config_.to_stdout) {
     if (index_ == 0) {
       std::unique_ptr<Sink> sink = make_stdout_sink();
-      outputs_.push_back(Output{wrap(std::move(sink)), new_buffer()});
+      outputs_.push_back(new_output(wrap(std::move(sink))));
     }
   } else {
     for (uint32_t p = index_; p < config_.partitions; p += count_) {
       std::unique_ptr<Sink> sink;
       if (Status status = open_partition_file(p, sink); !status) return status;
-      outputs_.push_back(Output{wrap(std::move(sink)), new_buffer()});
+      outputs_.push_back(new_output(wrap(std::move(sink))));
     }
   }
   for (Output& output : outputs_) {

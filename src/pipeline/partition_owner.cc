@@ -88,16 +88,26 @@ void PartitionOwner::set_flush_point(Output& output) const {
 Status PartitionOwner::flush_full(Output& output) {
   const std::optional<uint64_t> size = output.sink->file_size();
   // (After a huge line, everything: flush() gives the buffer's memory back.)
-  const size_t part = size && output.buffer.capacity() <= 4 * flush_size_
-                          ? aligned_write_size(*size, output.buffer.size(), write_alignment_)
-                          : SIZE_MAX;
-  if (part >= output.buffer.size()) return flush(output);
-  Status status = output.sink->write({output.buffer.data(), part});
+  if (!size || output.buffer.capacity() > 4 * flush_size_) return flush(output);
+  const size_t part = aligned_write_size(*size, output.buffer.size(), write_alignment_);
+  if (output.lent) {  // the spare is about to be filled: the sink must be done with it
+    if (Status status = output.sink->settle(); !status) return status;
+    output.lent = false;
+  }
+  bool lent = false;
+  Status status = output.sink->write_lent({output.buffer.data(), part}, lent);
   if (!status) {
     output.buffer.clear();  // (the rest of a line whose start did not reach the file: dropped)
     return status;
   }
-  output.buffer.erase(0, part);
+  if (lent) {
+    if (output.spare.capacity() < buffer_bytes()) output.spare.reserve(buffer_bytes());
+    output.spare.assign(output.buffer, part);
+    output.buffer.swap(output.spare);
+    output.lent = true;
+  } else {
+    output.buffer.erase(0, part);
+  }
   set_flush_point(output);
   return status;
 }
@@ -320,6 +330,7 @@ Status PartitionOwner::checkpoint(OwnerCut& cut) {
   }
   for (Output& output : outputs_) {
     if (Status status = output.sink->settle(); !status) return status;
+    output.lent = false;
   }
   cut = final_cut();  // made durable by the checkpointer, before it writes the checkpoint
   return {};

@@ -61,9 +61,13 @@ class PartitionOwner {
   size_t buffer_bytes() const { return flush_size_ + kOutputSlack; }
 
   struct Output {
+    // The buffer last lent to the sink (Sink::write_lent), in arena_. Declared before the sink,
+    // so destroyed after it: the sink's destructor waits until nothing reads it any more.
+    std::pmr::string spare;
     std::unique_ptr<Sink> sink;
     std::pmr::string buffer;  // in arena_
     size_t flush_at = 0;      // the buffer is written out once it holds this much
+    bool lent = false;        // the sink may still be reading `spare`
   };
   struct DeadLetterOutput {
     std::unique_ptr<Sink> sink;
@@ -85,13 +89,19 @@ class PartitionOwner {
   Status flush(Buffered& output);
   /// A buffer that reached its flush_at: written out up to where its file's size is a
   /// multiple of write_alignment_ (a file_size() sink), so that the page cache takes each write
-  /// in whole, large folios; the rest of the line there stays for the next write.
+  /// in whole, large folios; the rest of the line there stays for the next write. A sink that
+  /// writes the block past the page cache may read it after it returns: the buffer is then lent
+  /// to it, and the rest goes to the spare, which becomes the buffer.
   Status flush_full(Output& output);
   /// After a write: flush_at, the bytes from the file's size to the next multiple of
   /// write_alignment_ (flush_size_ for a sink that is not a file it knows the size of).
   void set_flush_point(Output& output) const;
   /// An empty buffer for a new output, in arena_.
   std::pmr::string new_buffer() { return std::pmr::string(arena_.get()); }
+  /// A new output writing to `sink`, its buffers in arena_.
+  Output new_output(std::unique_ptr<Sink> sink) {
+    return Output{new_buffer(), std::move(sink), new_buffer()};
+  }
   Status handle_bad_lines(const Chunk& chunk);
   Status write_long_dead_letter(const DeadLetter& letter);  // to standard error
   Status sync_dead_letters();  // --commit sync: fsync the dead-letter file (with --exec)

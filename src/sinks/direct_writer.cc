@@ -89,12 +89,20 @@ void DirectWriter::submit(const std::shared_ptr<File>& file, uint64_t offset,
     {
       std::lock_guard lock(mutex_);
       ++file->pending;
-      queue_.push_back(Write{file, offset, buffer, size});
+      queue_.push_back(Write{file, offset, buffer, size, false});
       changed_.notify_all();
     }
     block.remove_prefix(size);
     offset += size;
   }
+}
+
+void DirectWriter::lend(const std::shared_ptr<File>& file, uint64_t offset,
+                        std::string_view block) {
+  std::lock_guard lock(mutex_);
+  ++file->pending;
+  queue_.push_back(Write{file, offset, const_cast<char*>(block.data()), block.size(), true});
+  changed_.notify_all();
 }
 
 int DirectWriter::settle(File& file) {
@@ -127,7 +135,7 @@ void DirectWriter::run() {
     if (refused) write.file->refused = true;
     if (error != 0 && write.file->error == 0) write.file->error = error;
     --write.file->pending;
-    free_.push_back(write.data);
+    if (!write.lent) free_.push_back(write.data);
     changed_.notify_all();
   }
 }

@@ -47,6 +47,9 @@ class DirectWriter {
   /// Has `block` written at `offset` of `file`: copies it and returns, or first waits until the
   /// bytes in flight leave room for it. `offset` and the size must suit the file's direct I/O.
   void submit(const std::shared_ptr<File>& file, uint64_t offset, std::string_view block);
+  /// Has `block` written at `offset` of `file` from where it stands, without a copy: its memory
+  /// (aligned to 4096 bytes) must stay as it is until settle(file) returns.
+  void lend(const std::shared_ptr<File>& file, uint64_t offset, std::string_view block);
   /// Waits until every write handed over for `file` is done; the errno of the first that failed,
   /// else 0.
   int settle(File& file);
@@ -65,8 +68,9 @@ class DirectWriter {
   struct Write {
     std::shared_ptr<File> file;
     uint64_t offset;
-    char* data;  // one of buffers_
+    char* data;  // one of buffers_, or lent by the caller
     size_t size;
+    bool lent;
   };
   using Buffer = std::unique_ptr<char, void (*)(char*)>;
 

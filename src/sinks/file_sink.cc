@@ -36,43 +36,27 @@ class FileSink final : public Sink {
   }
 
   Status write(std::string_view block) override {
-    if (direct_ && block.size() >= kMinDirectWrite && offset_ % kDirectAlignment == 0 &&
-        block.size() % kDirectAlignment == 0) {
-      bool refused = false;
-      if (const int error = writer_->failure(*direct_, &refused); error != 0) {
-        return write_failed(error);
-      }
-      // (Refused once, as the file system may do where statx said nothing of it: the rest of
-      // the file is written through the page cache.)
-      if (!refused && (direct_mode_ || set_direct_mode(true))) {
-        writer_->submit(direct_, offset_, block);
-        moved_past_position_ = true;
-        if (tracked_) hash_.update(block);
-        offset_ += block.size();
-        written_behind_ = offset_;
-        return {};
-      }
+    bool direct = false;
+    if (Status status = direct_write_ready(block, direct); !status) return status;
+    if (direct) {
+      writer_->submit(direct_, offset_, block);
+      wrote_direct(block);
+      return {};
     }
-    if (moved_past_position_ || direct_mode_) {
-      // After direct writes, which the descriptor's position did not follow: this one comes
-      // after them, in the file and in time, and through the page cache.
-      if (Status status = settle(); !status) return status;
-      if (direct_mode_ && !set_direct_mode(false)) return write_failed(errno);
-      if (::lseek(fd_.get(), static_cast<off_t>(offset_), SEEK_SET) < 0) return write_failed(errno);
-      moved_past_position_ = false;
+    return write_through_cache(block);
+  }
+
+  Status write_lent(std::string_view block, bool& lent) override {
+    lent = false;
+    bool direct = false;
+    if (reinterpret_cast<uintptr_t>(block.data()) % kDirectAlignment == 0) {
+      if (Status status = direct_write_ready(block, direct); !status) return status;
     }
-    int error_number = 0;
-    Status status = write_all(fd_.get(), block, name_, &error_number);
-    if (!status && quiet_on_broken_pipe_ && error_number == EPIPE) return Status::quiet_stop();
-    if (!status) return status;
-    if (tracked_) hash_.update(block);
-    offset_ += block.size();
-    if (write_behind_ && offset_ - written_behind_ >= kWriteBehind) {
-      WriteBehind::instance().request(fd_.get(), written_behind_, offset_);
-      written_behind_ = offset_;
-      asked_write_behind_ = true;
-    }
-    return status;
+    if (!direct) return write(block);
+    writer_->lend(direct_, offset_, block);
+    wrote_direct(block);
+    lent = true;
+    return {};
   }
 
   Status settle() override {
@@ -136,6 +120,54 @@ class FileSink final : public Sink {
   }
 
  private:
+  // Whether `block` goes to the disk direct (a whole block of a file written so); a failure of
+  // an earlier direct write of the file is reported here.
+  Status direct_write_ready(std::string_view block, bool& direct) {
+    direct = false;
+    if (!direct_ || block.size() < kMinDirectWrite || offset_ % kDirectAlignment != 0 ||
+        block.size() % kDirectAlignment != 0) {
+      return {};
+    }
+    bool refused = false;
+    if (const int error = writer_->failure(*direct_, &refused); error != 0) {
+      return write_failed(error);
+    }
+    // (Refused once, as the file system may do where statx said nothing of it: the rest of the
+    // file is written through the page cache.)
+    direct = !refused && (direct_mode_ || set_direct_mode(true));
+    return {};
+  }
+
+  void wrote_direct(std::string_view block) {
+    moved_past_position_ = true;
+    if (tracked_) hash_.update(block);
+    offset_ += block.size();
+    written_behind_ = offset_;
+  }
+
+  Status write_through_cache(std::string_view block) {
+    if (moved_past_position_ || direct_mode_) {
+      // After direct writes, which the descriptor's position did not follow: this one comes
+      // after them, in the file and in time, and through the page cache.
+      if (Status status = settle(); !status) return status;
+      if (direct_mode_ && !set_direct_mode(false)) return write_failed(errno);
+      if (::lseek(fd_.get(), static_cast<off_t>(offset_), SEEK_SET) < 0) return write_failed(errno);
+      moved_past_position_ = false;
+    }
+    int error_number = 0;
+    Status status = write_all(fd_.get(), block, name_, &error_number);
+    if (!status && quiet_on_broken_pipe_ && error_number == EPIPE) return Status::quiet_stop();
+    if (!status) return status;
+    if (tracked_) hash_.update(block);
+    offset_ += block.size();
+    if (write_behind_ && offset_ - written_behind_ >= kWriteBehind) {
+      WriteBehind::instance().request(fd_.get(), written_behind_, offset_);
+      written_behind_ = offset_;
+      asked_write_behind_ = true;
+    }
+    return status;
+  }
+
   // Sets or clears O_DIRECT on the descriptor; on failure, direct writes are given up (setting)
   // and errno says why.
   bool set_direct_mode(bool on) {

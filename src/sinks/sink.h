@@ -18,6 +18,12 @@ class Sink {
   /// Appends a block of bytes: whole lines, except that a block written to a file_size() sink
   /// may end part way through a line, whose rest comes in the next block.
   virtual Status write(std::string_view block) = 0;
+  /// As write(), except that the sink may keep reading `block` after it returns, until settle():
+  /// then `lent` is set, and the caller leaves the block's memory as it is until then.
+  virtual Status write_lent(std::string_view block, bool& lent) {
+    lent = false;
+    return write(block);
+  }
   /// The size of the regular file this sink appends to, when it knows it; none for pipes,
   /// terminals, standard output and compressed output.
   virtual std::optional<uint64_t> file_size() const { return std::nullopt; }
