@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -218,6 +220,34 @@ TEST_CASE("a write the file system refuses as direct is made as an ordinary one"
   CHECK(writer->settle(*file) == 0);
   CHECK(read_all(path) == std::string(3, '\0') + "0123456789");
   CHECK((::fcntl(fd.get(), F_GETFL) & O_DIRECT) == 0);
+}
+
+TEST_CASE("a block lent to a file sink is written from where it stands, once settled") {
+  const TempDir dir;
+  const bool direct = dir_takes_direct_writes(dir);
+  const std::string path = dir.path() + "/part-0";
+  std::unique_ptr<Sink> sink;
+  REQUIRE(open_file_sink(path, sink, true, true, true));
+  constexpr size_t kBlock = 1 << 20;
+  std::unique_ptr<char, void (*)(void*)> memory(
+      static_cast<char*>(std::aligned_alloc(4096, kBlock + 4096)), std::free);
+  REQUIRE(memory != nullptr);
+  const std::string first = block_bytes(0, 0, kBlock);
+  std::memcpy(memory.get(), first.data(), kBlock);
+  bool lent = false;
+  REQUIRE(sink->write_lent({memory.get(), kBlock}, lent));
+  CHECK(lent == direct);
+  REQUIRE(sink->settle());
+  // Once settled, the memory is the caller's again: what it holds now is not written.
+  std::memset(memory.get(), 'x', kBlock);
+  // Memory that is not on a page is copied, not lent.
+  const std::string second = block_bytes(0, 1, kBlock);
+  std::memcpy(memory.get() + 1, second.data(), kBlock);
+  REQUIRE(sink->write_lent({memory.get() + 1, kBlock}, lent));
+  CHECK_FALSE(lent);
+  std::memset(memory.get() + 1, 'y', kBlock);
+  REQUIRE(sink->finish());
+  CHECK(read_all(path) == first + second);
 }
 
 }  // namespace keyshard
