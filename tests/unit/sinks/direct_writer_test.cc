@@ -15,35 +15,18 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "sinks/file_sink.h"
+#include "unit/sinks/file_blocks.h"
 #include "unit/temp_dir.h"
 #include "util/files.h"
 
 namespace keyshard {
 namespace {
-
-// `size` bytes of lines, distinct per file and block.
-std::string block_bytes(int file, int block, size_t size) {
-  std::string line = "{\"file\":";
-  line.append(std::to_string(file)).append(",\"block\":").append(std::to_string(block));
-  line.append("}\n");
-  std::string bytes;
-  while (bytes.size() < size) bytes.append(line);
-  bytes.resize(size);
-  return bytes;
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 bool dir_takes_direct_writes(const TempDir& dir) {
   const std::string path = dir.write("probe", "");

@@ -8,36 +8,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "sinks/write_behind.h"
+#include "unit/sinks/file_blocks.h"
 #include "unit/temp_dir.h"
 
 namespace keyshard {
-namespace {
-
-// The bytes file `file` gets in block `block`: distinct per file and block, lines included.
-std::string block_bytes(int file, int block, size_t size) {
-  std::string line = "{\"file\":";
-  line.append(std::to_string(file)).append(",\"block\":").append(std::to_string(block));
-  line.append("}\n");
-  std::string bytes;
-  while (bytes.size() < size) bytes.append(line);
-  bytes.resize(size);
-  return bytes;
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-}  // namespace
 
 TEST_CASE("files written with write-behind from several threads hold every byte") {
   const TempDir dir;
