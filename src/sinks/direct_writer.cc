@@ -84,8 +84,8 @@ void DirectWriter::submit(const std::shared_ptr<File>& file, uint64_t offset,
       buffer = free_.back();
       free_.pop_back();
     }
-    std::memcpy(buffer, block.data(),
-                size);  // (outside the lock: the thread goes on meanwhile)
+    // (Outside the lock: the threads go on writing meanwhile.)
+    std::memcpy(buffer, block.data(), size);
     {
       std::lock_guard lock(mutex_);
       ++file->pending;
