@@ -48,11 +48,11 @@ class FileSink final : public Sink {
 
   Status write_lent(std::string_view block, bool& lent) override {
     lent = false;
+    // (Memory off a page cannot be written direct as it stands: write() copies it.)
+    if (reinterpret_cast<uintptr_t>(block.data()) % kDirectAlignment != 0) return write(block);
     bool direct = false;
-    if (reinterpret_cast<uintptr_t>(block.data()) % kDirectAlignment == 0) {
-      if (Status status = direct_write_ready(block, direct); !status) return status;
-    }
-    if (!direct) return write(block);
+    if (Status status = direct_write_ready(block, direct); !status) return status;
+    if (!direct) return write_through_cache(block);
     writer_->lend(direct_, offset_, block);
     wrote_direct(block);
     lent = true;
