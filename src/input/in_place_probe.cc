@@ -42,8 +42,10 @@ bool read_whole(int fd, char* buffer, size_t size) {
 // Mapping's cost against read()'s on the first `size` bytes of `fd`, the least of a few trials
 // each, taken in turn (a trial interrupted by another thread or the host counts as little as
 // possible). The first read brings the bytes into the page cache, uncounted, so that both
-// measure pages already in memory. True when mapping costs at most twice the copy: ties and
-// near-ties keep the mapping, which also spares the memory traffic of the copy.
+// measure pages already in memory. True when mapping costs no more than the copy: the copy
+// pays part of its cost back downstream, as the bytes it copies are still in the cache when
+// the stages after the reader look at them (on a machine where mapping measured 1.25 times the
+// copy here, read() made the whole split 5-9% faster, in less CPU and memory).
 bool mapping_measured_cheaper(int fd, const std::string& name, size_t size) {
   auto buffer = std::make_unique<char[]>(size);
   if (!read_whole(fd, buffer.get(), size)) return true;
@@ -64,7 +66,7 @@ bool mapping_measured_cheaper(int fd, const std::string& name, size_t size) {
     mapped = std::min(mapped, between - start);
     copied = std::min(copied, end - between);
   }
-  return mapped <= 2 * copied;
+  return mapped <= copied;
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 namespace keyshard {
 
 enum class InPlacePolicy {
-  measured,  // map when the probe finds it costs at most twice the copy (the default)
+  measured,  // map when the probe finds it costs no more than the copy (the default)
   always,    // map whenever the file allows it (no program writes to it)
   never,     // always read()
 };
