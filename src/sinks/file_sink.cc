@@ -36,6 +36,7 @@ class FileSink final : public Sink {
   }
 
   Status write(std::string_view block) override {
+    if (Status status = write_to_page(block); !status) return status;
     bool direct = false;
     if (Status status = direct_write_ready(block, direct); !status) return status;
     if (direct) {
@@ -48,8 +49,12 @@ class FileSink final : public Sink {
 
   Status write_lent(std::string_view block, bool& lent) override {
     lent = false;
-    // (Memory off a page cannot be written direct as it stands: write() copies it.)
-    if (reinterpret_cast<uintptr_t>(block.data()) % kDirectAlignment != 0) return write(block);
+    // (Memory off a page cannot be written direct as it stands, nor can a block that starts off
+    // one once write_to_page() has taken its head: write() copies it.)
+    if (reinterpret_cast<uintptr_t>(block.data()) % kDirectAlignment != 0 ||
+        offset_ % kDirectAlignment != 0) {
+      return write(block);
+    }
     bool direct = false;
     if (Status status = direct_write_ready(block, direct); !status) return status;
     if (!direct) return write_through_cache(block);
@@ -135,6 +140,21 @@ class FileSink final : public Sink {
     // (Refused once, as the file system may do where statx said nothing of it: the rest of the
     // file is written through the page cache.)
     direct = !refused && (direct_mode_ || set_direct_mode(true));
+    return {};
+  }
+
+  // A block that would be written direct but that it starts part way through a page (the first
+  // after a checkpoint, which writes out every byte held): the bytes up to the next page go
+  // through the page cache, and `block` keeps the rest, which direct_write_ready() then takes.
+  // Without this the whole block would go through the cache, up to the next MiB of the file.
+  Status write_to_page(std::string_view& block) {
+    if (!direct_ || offset_ % kDirectAlignment == 0) return {};
+    const size_t head = kDirectAlignment - offset_ % kDirectAlignment;
+    if (block.size() < head + kMinDirectWrite || (block.size() - head) % kDirectAlignment != 0) {
+      return {};
+    }
+    if (Status status = write_through_cache(block.substr(0, head)); !status) return status;
+    block.remove_prefix(head);
     return {};
   }
 

@@ -63,7 +63,8 @@ size_t cached_pages(const std::string& path) {
 // blocks too small or out of line (written as usual, after the direct ones), and back.
 const std::vector<size_t> kBlockSizes = {
     1 << 20, 1 << 20,                   // direct
-    5000, (1 << 20) - 5000,             // out of line, then back in line at 3 MiB
+    5000,                               // out of line
+    (1 << 20) - 5000,                   // to the next page as usual, then direct to 3 MiB
     3 << 19,                            // 1.5 MiB, direct
     256 << 10,                          // the smallest direct block
     4096,                               // too small for direct
@@ -143,6 +144,26 @@ TEST_CASE("blocks written direct are not left in the page cache; ordinary writes
     CHECK(cached_pages(path) == (direct && takes_direct ? 0 : block.size() / 4096));
     CHECK(read_all(path) == block);
   }
+}
+
+TEST_CASE("a block that starts part way through a page goes direct from the next page on") {
+  const TempDir dir;
+  const bool takes_direct = dir_takes_direct_writes(dir);
+  if (!takes_direct) {
+    MESSAGE(about_direct_writes(dir, "does not take", "the file is written through the page cache"));
+  }
+  // As after a checkpoint: the file ends part way through its second page, and the next block
+  // ends on a page, 1 MiB on. Its first 3,192 bytes fill that page through the page cache.
+  const std::string first = block_bytes(0, 0, 5000);
+  const std::string second = block_bytes(0, 1, (1 << 20) - 5000 + 8192);
+  const std::string path = dir.path() + "/part";
+  std::unique_ptr<Sink> sink;
+  REQUIRE(open_file_sink(path, sink, true, true, true));
+  REQUIRE(sink->write(first));
+  REQUIRE(sink->write(second));
+  REQUIRE(sink->finish());
+  CHECK(cached_pages(path) == (takes_direct ? 2 : (1 << 20) / 4096 + 2));
+  CHECK(read_all(path) == first + second);
 }
 
 TEST_CASE("a direct write that fails is reported, naming the file") {
