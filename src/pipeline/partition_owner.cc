@@ -321,10 +321,41 @@ Status PartitionOwner::sync_dead_letters() {
   return dead_letters_.sink->sync();
 }
 
-Status PartitionOwner::checkpoint(OwnerCut& cut) {
-  for (Output& output : outputs_) {
-    if (Status status = flush(output); !status) return status;
+Status PartitionOwner::flush_outputs() {
+  Status first;
+  auto keep_first = [&first](Status status) {
+    if (first.ok() && !status.ok()) first = std::move(status);
+  };
+  std::vector<size_t> lent_pages(outputs_.size(), 0);
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    Output& output = outputs_[i];
+    const size_t pages = output.sink->direct_prefix(output.buffer.size());
+    if (pages == 0) continue;
+    bool lent = false;
+    Status status = output.sink->write_lent({output.buffer.data(), pages}, lent);
+    if (!status) {
+      output.buffer.clear();  // (as in flush_full: what follows a failed write is not written)
+      keep_first(std::move(status));
+      continue;
+    }
+    if (lent) {
+      lent_pages[i] = pages;  // (taken off the buffer once settled)
+    } else {
+      output.buffer.erase(0, pages);
+    }
   }
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    Output& output = outputs_[i];
+    keep_first(output.sink->settle());
+    output.lent = false;
+    output.buffer.erase(0, std::min(lent_pages[i], output.buffer.size()));
+  }
+  for (Output& output : outputs_) keep_first(flush(output));
+  return first;
+}
+
+Status PartitionOwner::checkpoint(OwnerCut& cut) {
+  if (Status status = flush_outputs(); !status) return status;
   if (dead_letters_.sink) {
     if (Status status = flush(dead_letters_); !status) return status;
   }
@@ -368,7 +399,7 @@ Status PartitionOwner::finish() {
   auto keep_first = [&first](Status status) {
     if (first.ok() && !status.ok()) first = std::move(status);
   };
-  for (Output& output : outputs_) keep_first(flush(output));
+  keep_first(flush_outputs());
   if (dead_letters_.sink) keep_first(flush(dead_letters_));
   // With --exec the children's outputs are not keyshard's to sync, only the dead letters.
   // (Without --exec, the pipeline makes every output file durable at once when the owners are

@@ -93,6 +93,12 @@ class PartitionOwner {
   /// writes the block past the page cache may read it after it returns: the buffer is then lent
   /// to it, and the rest goes to the spare, which becomes the buffer.
   Status flush_full(Output& output);
+  /// Writes out everything the outputs hold (a checkpoint, the end). The whole pages of each
+  /// buffer that its sink sends past the page cache go first, for every output, lent; the rest,
+  /// through the page cache, only once they are written, as such a write waits for the file's
+  /// direct writes: so the outputs' direct writes are under way together. Goes on past a
+  /// failure, and returns the first.
+  Status flush_outputs();
   /// After a write: flush_at, the bytes from the file's size to the next multiple of
   /// write_alignment_ (flush_size_ for a sink that is not a file it knows the size of).
   void set_flush_point(Output& output) const;

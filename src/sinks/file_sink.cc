@@ -64,6 +64,14 @@ class FileSink final : public Sink {
     return {};
   }
 
+  size_t direct_prefix(size_t bytes) const override {
+    if (!direct_ || !regular_) return 0;
+    const size_t head = (kDirectAlignment - offset_ % kDirectAlignment) % kDirectAlignment;
+    if (bytes < head + kMinDirectWrite) return 0;
+    const size_t pages = (bytes - head) / kDirectAlignment * kDirectAlignment;
+    return pages < kMinDirectWrite ? 0 : head + pages;
+  }
+
   Status settle() override {
     if (!direct_) return {};
     const int error = writer_->settle(*direct_);

@@ -24,6 +24,13 @@ class Sink {
     lent = false;
     return write(block);
   }
+  /// How many of the first `bytes` bytes of the next block write() would send past the page
+  /// cache, and so cheaper written now than last (see sinks/direct_writer.h); zero for a sink
+  /// that writes no such block.
+  virtual size_t direct_prefix(size_t bytes) const {
+    (void)bytes;
+    return 0;
+  }
   /// The size of the regular file this sink appends to, when it knows it; none for pipes,
   /// terminals, standard output and compressed output.
   virtual std::optional<uint64_t> file_size() const { return std::nullopt; }

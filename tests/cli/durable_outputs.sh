@@ -163,7 +163,8 @@ pass "a signal during the last sync: the run completes and says so"
 # its alignments) are waited for before each checkpoint. With each direct write made 50 ms slow,
 # every checkpoint still counts only bytes its files held when they were fsynced before it.
 recorded slow.log env SYNC_SLOW_DIRECT_MS=50 SYNC_RECORD_SIZES=1 SYNC_KEEP_CHECKPOINTS=1 \
-  "$KEYSHARD" split -q -k user_id -n 4 -o slow --checkpoint-every 4MiB events.ndjson
+  SYNC_RECORD_CACHED=1 "$KEYSHARD" split -q -k user_id -n 4 -o slow --checkpoint-every 4MiB \
+  events.ndjson
 # Lines of 256 bytes, all of one key: each MiB of input fills its partition's buffer exactly, so
 # at each checkpoint the last write of that file was a direct one, and nothing is left to write.
 python3 -c '
@@ -197,6 +198,15 @@ for line in open(log):
         size_at_sync[args[0]] = int(args[1])
     elif call == "direct-write":
         direct_writes += 1
+    elif call == "cached-write" and direct_io == "yes":
+        # Through the page cache: never 256 KiB of whole pages or more, which go direct (what
+        # a checkpoint writes out included: only its last piece of a page goes this way).
+        path, offset, size = args[0], int(args[1]), int(args[2])
+        head = -offset % 4096
+        pages = max(0, size - head) // 4096 * 4096
+        if pages >= 256 << 10:
+            sys.exit(f"{path}: {size} bytes at {offset} went through the page cache, "
+                     f"{pages} of them whole pages")
     elif call == "checkpoint-copy":
         checkpoint = json.load(open(args[0]))
         for output in checkpoint["outputs"]:

@@ -13,7 +13,9 @@
 // ("direct-write PATH OFFSET SIZE"); with $SYNC_RECORD_SIZES set, each fsync of a regular file
 // is followed by "fsync-size PATH SIZE" (the size it made durable); with $SYNC_KEEP_CHECKPOINTS
 // set, each checkpoint renamed into place is copied to $SYNC_LOG.checkpoint-N, recorded as
-// "checkpoint-copy FILE".
+// "checkpoint-copy FILE". With $SYNC_RECORD_CACHED set, each write() to a regular file whose
+// path holds "/part-" is recorded once made, as "cached-write PATH OFFSET SIZE": those went
+// through the page cache.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -172,6 +174,24 @@ ssize_t pwrite(int fd, const void* data, size_t size, off_t offset) {
   if (direct && result >= 0) {
     record("direct-write " + path_of(fd) + " " + std::to_string(offset) + " " +
            std::to_string(result));
+  }
+  return result;
+}
+
+ssize_t write(int fd, const void* data, size_t size) {
+  static auto next = real<ssize_t (*)(int, const void*, size_t)>("write");
+  thread_local bool recording = false;  // (record() itself writes)
+  struct stat info {};
+  const bool watched = !recording && std::getenv("SYNC_RECORD_CACHED") != nullptr &&
+                       ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+                       path_of(fd).find("/part-") != std::string::npos;
+  const off_t offset = watched ? ::lseek(fd, 0, SEEK_CUR) : 0;
+  const ssize_t result = next(fd, data, size);
+  if (watched && result >= 0) {
+    recording = true;
+    record("cached-write " + path_of(fd) + " " + std::to_string(offset) + " " +
+           std::to_string(result));
+    recording = false;
   }
   return result;
 }
