@@ -173,13 +173,15 @@ Status parse_missing_key(const std::string& text, RunConfig& config) {
 }
 
 // 64MiB, or a duration: 30s, 5m, 1h; off: only at the start and the end of the run; auto: by
-// size, sync_ahead_bytes() for config.partitions.
+// size, sync_ahead_bytes() for config.partitions, and kAutoCheckpointSeconds apart at least.
 Status parse_checkpoint_every(const std::string& text, RunConfig& config) {
   config.checkpoint_every_bytes = 0;
   config.checkpoint_every_seconds = 0;
+  config.checkpoint_least_seconds = 0;
   if (text == "off") return {};
   if (text == "auto") {
     config.checkpoint_every_bytes = sync_ahead_bytes(config.partitions);
+    config.checkpoint_least_seconds = kAutoCheckpointSeconds;
     return {};
   }
   if (parse_size(text, config.checkpoint_every_bytes) && config.checkpoint_every_bytes > 0) {

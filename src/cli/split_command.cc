@@ -99,7 +99,7 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
 
   split->add_option("--checkpoint-every", o.checkpoint_every,
                     "Checkpoint after this much input (SIZE),\nor this often (30s, 5m); off;\n"
-                    "auto: 64MiB, or 256KiB a partition\nup to 256MiB")
+                    "auto: 64MiB, or 256KiB a partition\nup to 256MiB; 0.5s apart at least")
       ->group("Checkpoints")
       ->type_name("WHEN")
       ->capture_default_str();

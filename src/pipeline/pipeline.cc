@@ -246,11 +246,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     if (checkpointer) {
       since_checkpoint += chunk->size;
       since_sync += chunk->size;
-      const bool by_size = config.checkpoint_every_bytes != 0 &&
-                           since_checkpoint >= config.checkpoint_every_bytes;
-      const bool by_time = config.checkpoint_every_seconds > 0 &&
-                           seconds_since(last_checkpoint) >= config.checkpoint_every_seconds;
-      if (by_size || by_time) {
+      if (checkpoint_due(config, since_checkpoint, seconds_since(last_checkpoint))) {
         chunk->checkpoint_after = true;
         since_checkpoint = 0;
         since_sync = 0;
