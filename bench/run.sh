@@ -378,11 +378,13 @@ side_mbs() {  # OPTIONS -> MB/s of its median, or n/a
 }
 
 # The cost of checkpoints: the same split without periodic checkpoints (only the start and the
-# end), with them every 64 MiB under --commit async, and under --commit sync (the default).
+# end), with one every 64 MiB, and with the default (auto: every 64 MiB, half a second apart at
+# least), all under --commit sync (the default); then the last two under --commit async.
 checkpoint_report=()
 checkpoint_rounds=${BENCH_CHECKPOINT_ROUNDS:-5}
 if [[ -x $keyshard ]]; then
-  checkpoint_modes=("--checkpoint-every off --commit async" "--commit async" "--commit sync")
+  checkpoint_modes=("--checkpoint-every off" "--checkpoint-every 64MiB" "--checkpoint-every auto"
+                    "--checkpoint-every off --commit async" "--checkpoint-every auto --commit async")
   side_by_side "$checkpoint_rounds" delete "${checkpoint_modes[@]/#/-n $parts }"
   base=$(side_mbs "-n $parts ${checkpoint_modes[0]}")
   for mode in "${checkpoint_modes[@]}"; do
@@ -507,7 +509,7 @@ report=$(
   if ((${#checkpoint_report[@]} > 0)); then
     echo
     echo "Checkpoint cost on $full_label, side by side, median of ${checkpoint_rounds} rounds" \
-         "(throughput relative to no periodic checkpoints):"
+         "(throughput relative to the first row: no periodic checkpoint, under --commit sync):"
     echo
     echo "| run | MB/s | relative |"
     echo "|---|---:|---:|"
