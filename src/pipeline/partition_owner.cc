@@ -89,7 +89,12 @@ Status PartitionOwner::flush_full(Output& output) {
   const std::optional<uint64_t> size = output.sink->file_size();
   // (After a huge line, everything: flush() gives the buffer's memory back.)
   if (!size || output.buffer.capacity() > 4 * flush_size_) return flush(output);
-  const size_t part = aligned_write_size(*size, output.buffer.size(), write_alignment_);
+  size_t part = aligned_write_size(*size, output.buffer.size(), write_alignment_);
+  if (part == output.buffer.size()) {
+    // Not ending on the alignment: for a file written past the page cache, up to its last page
+    // boundary instead (the rest of a page waits), so that its next blocks can go direct too.
+    if (const size_t pages = output.sink->direct_prefix(part); pages > 0) part = pages;
+  }
   if (output.lent) {  // the spare is about to be filled: the sink must be done with it
     if (Status status = output.sink->settle(); !status) return status;
     output.lent = false;
@@ -176,10 +181,11 @@ Status PartitionOwner::append_lines(const Chunk& chunk, uint32_t partition, uint
     while (k < end && order[k] == line + 1) line = order[k++];
     const uint32_t to = starts[line + 1];
     if (output.buffer.empty() && to - from >= flush_size_ && data[to - 1] == '\n' &&
-        chunk.view == nullptr) {
+        chunk.view == nullptr && output.sink->direct_prefix(to - from) == 0) {
       // A run as long as a whole buffer goes to the sink as it stands. (Not from a file read in
       // place: if it were truncated meanwhile, the write would fail part way, leaving part of a
-      // line in the output, where a copy stops keyshard before it writes anything.)
+      // line in the output, where a copy stops keyshard before it writes anything. Nor to a
+      // file written past the page cache, whose writes end on a page: see flush_full().)
       if (Status status = output.sink->write({data + from, to - from}); !status) return status;
       set_flush_point(output);
       bytes += to - from;
@@ -350,7 +356,10 @@ Status PartitionOwner::flush_outputs() {
     output.lent = false;
     output.buffer.erase(0, std::min(lent_pages[i], output.buffer.size()));
   }
-  for (Output& output : outputs_) keep_first(flush(output));
+  for (Output& output : outputs_) {
+    keep_first(flush(output));
+    set_flush_point(output);  // (flush() leaves an empty buffer's as it was)
+  }
   return first;
 }
 

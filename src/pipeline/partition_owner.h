@@ -61,13 +61,14 @@ class PartitionOwner {
   size_t buffer_bytes() const { return flush_size_ + kOutputSlack; }
 
   struct Output {
-    // The buffer last lent to the sink (Sink::write_lent), in arena_. Declared before the sink,
-    // so destroyed after it: the sink's destructor waits until nothing reads it any more.
+    // The buffer last lent to the sink (Sink::write_lent), in arena_, and the buffer (which
+    // flush_outputs() lends too). Declared before the sink, so destroyed after it: the sink's
+    // destructor waits until nothing reads them any more.
     std::pmr::string spare;
-    std::unique_ptr<Sink> sink;
     std::pmr::string buffer;  // in arena_
-    size_t flush_at = 0;      // the buffer is written out once it holds this much
-    bool lent = false;        // the sink may still be reading `spare`
+    std::unique_ptr<Sink> sink;
+    size_t flush_at = 0;  // the buffer is written out once it holds this much
+    bool lent = false;    // the sink may still be reading `spare`
   };
   struct DeadLetterOutput {
     std::unique_ptr<Sink> sink;
@@ -106,7 +107,7 @@ class PartitionOwner {
   std::pmr::string new_buffer() { return std::pmr::string(arena_.get()); }
   /// A new output writing to `sink`, its buffers in arena_.
   Output new_output(std::unique_ptr<Sink> sink) {
-    return Output{new_buffer(), std::move(sink), new_buffer()};
+    return Output{new_buffer(), new_buffer(), std::move(sink)};
   }
   Status handle_bad_lines(const Chunk& chunk);
   Status write_long_dead_letter(const DeadLetter& letter);  // to standard error
