@@ -246,7 +246,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     if (checkpointer) {
       since_checkpoint += chunk->size;
       since_sync += chunk->size;
-      if (checkpoint_due(config, since_checkpoint, seconds_since(last_checkpoint))) {
+      if (checkpoint_due(config, since_checkpoint, seconds_since(last_checkpoint),
+                         chunk->flush_after)) {
         chunk->checkpoint_after = true;
         since_checkpoint = 0;
         since_sync = 0;

@@ -14,9 +14,9 @@ constexpr uint64_t kMiB = 1 << 20;
 TEST_CASE("a size given: due once that much input is read, however soon") {
   RunConfig config;
   config.checkpoint_every_bytes = 64 * kMiB;
-  CHECK_FALSE(checkpoint_due(config, 64 * kMiB - 1, 100.0));
-  CHECK(checkpoint_due(config, 64 * kMiB, 0.0));
-  CHECK(checkpoint_due(config, 65 * kMiB, 0.001));
+  CHECK_FALSE(checkpoint_due(config, 64 * kMiB - 1, 100.0, false));
+  CHECK(checkpoint_due(config, 64 * kMiB, 0.0, false));
+  CHECK(checkpoint_due(config, 65 * kMiB, 0.001, false));
 }
 
 TEST_CASE("auto: by size, and no sooner than half a second after the last checkpoint") {
@@ -24,19 +24,22 @@ TEST_CASE("auto: by size, and no sooner than half a second after the last checkp
   config.checkpoint_every_bytes = 64 * kMiB;
   config.checkpoint_least_seconds = kAutoCheckpointSeconds;
   CHECK(kAutoCheckpointSeconds == 0.5);
-  CHECK_FALSE(checkpoint_due(config, 64 * kMiB, 0.1));   // a fast run: not yet
-  CHECK_FALSE(checkpoint_due(config, 600 * kMiB, 0.49));
-  CHECK(checkpoint_due(config, 600 * kMiB, 0.5));         // then at the next chunk
-  CHECK(checkpoint_due(config, 64 * kMiB, 30.0));         // a slow one: every 64 MiB
-  CHECK_FALSE(checkpoint_due(config, 64 * kMiB - 1, 30.0));
+  CHECK_FALSE(checkpoint_due(config, 64 * kMiB, 0.1, false));  // a fast run: not yet
+  CHECK_FALSE(checkpoint_due(config, 600 * kMiB, 0.49, false));
+  CHECK(checkpoint_due(config, 600 * kMiB, 0.5, false));  // then at the next chunk
+  CHECK(checkpoint_due(config, 64 * kMiB, 30.0, false));  // a slow one: every 64 MiB
+  CHECK_FALSE(checkpoint_due(config, 64 * kMiB - 1, 30.0, false));
+  // A pipe gone quiet may send nothing more for long: what is due by size is taken at once.
+  CHECK(checkpoint_due(config, 64 * kMiB, 0.1, true));
+  CHECK_FALSE(checkpoint_due(config, 64 * kMiB - 1, 0.1, true));
 }
 
 TEST_CASE("a time given: due once that long has gone by, whatever was read") {
   RunConfig config;
   config.checkpoint_every_bytes = 0;
   config.checkpoint_every_seconds = 30;
-  CHECK_FALSE(checkpoint_due(config, 1 << 30, 29.9));
-  CHECK(checkpoint_due(config, 0, 30.0));
+  CHECK_FALSE(checkpoint_due(config, 1 << 30, 29.9, false));
+  CHECK(checkpoint_due(config, 0, 30.0, false));
 }
 
 TEST_CASE("--checkpoint-every: only auto waits for the least time") {
@@ -57,7 +60,7 @@ TEST_CASE("--checkpoint-every: only auto waits for the least time") {
 TEST_CASE("off: never due during the run") {
   RunConfig config;
   config.checkpoint_every_bytes = 0;
-  CHECK_FALSE(checkpoint_due(config, uint64_t{1} << 40, 1e6));
+  CHECK_FALSE(checkpoint_due(config, uint64_t{1} << 40, 1e6, false));
 }
 
 }  // namespace
