@@ -151,10 +151,10 @@ class FileSink final : public Sink {
     return {};
   }
 
-  // A block that would be written direct but that it starts part way through a page (the first
+  // A block that would be written direct but for starting part way through a page (the first
   // after a checkpoint, which writes out every byte held): the bytes up to the next page go
   // through the page cache, and `block` keeps the rest, which direct_write_ready() then takes.
-  // Without this the whole block would go through the cache, up to the next MiB of the file.
+  // Without this the whole block would go through the cache.
   Status write_to_page(std::string_view& block) {
     if (!direct_ || offset_ % kDirectAlignment == 0) return {};
     const size_t head = kDirectAlignment - offset_ % kDirectAlignment;

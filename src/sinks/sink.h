@@ -24,9 +24,9 @@ class Sink {
     lent = false;
     return write(block);
   }
-  /// How many of the first `bytes` bytes of the next block write() would send past the page
-  /// cache, and so cheaper written now than last (see sinks/direct_writer.h); zero for a sink
-  /// that writes no such block.
+  /// How long a next block of at most `bytes` bytes can be for write() to send it past the page
+  /// cache (see sinks/direct_writer.h), but for the bytes before its first page boundary: a
+  /// length that ends on a page boundary of the file; zero for a sink that writes no such block.
   virtual size_t direct_prefix(size_t bytes) const {
     (void)bytes;
     return 0;
