@@ -23,6 +23,11 @@ constexpr size_t kMinFlush = 16u << 10;
 constexpr size_t kMaxFlush = 1u << 20;
 constexpr size_t kDeadLetterFlush = 64u << 10;
 
+// Keeps in `first` the first failure among the statuses of steps that go on past one.
+void keep_first(Status& first, Status status) {
+  if (first.ok() && !status.ok()) first = std::move(status);
+}
+
 std::string bad_line_where(const RunConfig& config, uint32_t input, uint64_t line_number) {
   return fmt::format("{}:{}", config.input_names[input], line_number);
 }
@@ -329,10 +334,8 @@ Status PartitionOwner::sync_dead_letters() {
 
 Status PartitionOwner::flush_outputs() {
   Status first;
-  auto keep_first = [&first](Status status) {
-    if (first.ok() && !status.ok()) first = std::move(status);
-  };
-  std::vector<size_t> lent_pages(outputs_.size(), 0);
+  // The pages written are taken off each buffer once settled (the sink may have borrowed them).
+  std::vector<size_t> pages_written(outputs_.size(), 0);
   for (size_t i = 0; i < outputs_.size(); ++i) {
     Output& output = outputs_[i];
     const size_t pages = output.sink->direct_prefix(output.buffer.size());
@@ -341,23 +344,19 @@ Status PartitionOwner::flush_outputs() {
     Status status = output.sink->write_lent({output.buffer.data(), pages}, lent);
     if (!status) {
       output.buffer.clear();  // (as in flush_full: what follows a failed write is not written)
-      keep_first(std::move(status));
+      keep_first(first, std::move(status));
       continue;
     }
-    if (lent) {
-      lent_pages[i] = pages;  // (taken off the buffer once settled)
-    } else {
-      output.buffer.erase(0, pages);
-    }
+    pages_written[i] = pages;
   }
   for (size_t i = 0; i < outputs_.size(); ++i) {
     Output& output = outputs_[i];
-    keep_first(output.sink->settle());
+    keep_first(first, output.sink->settle());
     output.lent = false;
-    output.buffer.erase(0, std::min(lent_pages[i], output.buffer.size()));
+    output.buffer.erase(0, pages_written[i]);
   }
   for (Output& output : outputs_) {
-    keep_first(flush(output));
+    keep_first(first, flush(output));
     set_flush_point(output);  // (flush() leaves an empty buffer's as it was)
   }
   return first;
@@ -405,17 +404,14 @@ OwnerCut PartitionOwner::final_cut() const {
 
 Status PartitionOwner::finish() {
   Status first;
-  auto keep_first = [&first](Status status) {
-    if (first.ok() && !status.ok()) first = std::move(status);
-  };
-  keep_first(flush_outputs());
-  if (dead_letters_.sink) keep_first(flush(dead_letters_));
+  keep_first(first, flush_outputs());
+  if (dead_letters_.sink) keep_first(first, flush(dead_letters_));
   // With --exec the children's outputs are not keyshard's to sync, only the dead letters.
   // (Without --exec, the pipeline makes every output file durable at once when the owners are
   // done: see make_durable().)
-  if (config_.checkpoints && config_.exec() && first.ok()) keep_first(sync_dead_letters());
-  for (Output& output : outputs_) keep_first(output.sink->finish());
-  if (dead_letters_.sink) keep_first(dead_letters_.sink->finish());
+  if (config_.checkpoints && config_.exec() && first.ok()) keep_first(first, sync_dead_letters());
+  for (Output& output : outputs_) keep_first(first, output.sink->finish());
+  if (dead_letters_.sink) keep_first(first, dead_letters_.sink->finish());
   return first;
 }
 

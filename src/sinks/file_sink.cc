@@ -156,11 +156,8 @@ class FileSink final : public Sink {
   // through the page cache, and `block` keeps the rest, which direct_write_ready() then takes.
   // Without this the whole block would go through the cache.
   Status write_to_page(std::string_view& block) {
-    if (!direct_ || offset_ % kDirectAlignment == 0) return {};
+    if (offset_ % kDirectAlignment == 0 || direct_prefix(block.size()) != block.size()) return {};
     const size_t head = kDirectAlignment - offset_ % kDirectAlignment;
-    if (block.size() < head + kMinDirectWrite || (block.size() - head) % kDirectAlignment != 0) {
-      return {};
-    }
     if (Status status = write_through_cache(block.substr(0, head)); !status) return status;
     block.remove_prefix(head);
     return {};
