@@ -22,6 +22,9 @@ constexpr size_t kOutputBudget = 32u << 20;  // all partition buffers of a run t
 constexpr size_t kMinFlush = 16u << 10;
 constexpr size_t kMaxFlush = 1u << 20;
 constexpr size_t kDeadLetterFlush = 64u << 10;
+// The sink sees a buffer's new bytes ahead (Sink::see_ahead) once there are this many: fewer
+// cost more in calls than they save (-n 1024 appends about 1 KiB a partition a chunk).
+constexpr size_t kSeeAheadAtLeast = 8u << 10;
 
 // Keeps in `first` the first failure among the statuses of steps that go on past one.
 void keep_first(Status& first, Status status) {
@@ -76,6 +79,7 @@ Status PartitionOwner::flush(Buffered& output) {
   if (output.buffer.empty()) return {};
   Status status = output.sink->write(output.buffer);
   output.buffer.clear();
+  if constexpr (std::is_same_v<Buffered, Output>) output.seen = 0;
   if (output.buffer.capacity() > 4 * flush_size_) {
     // A huge line passed through: give the memory back (a partition's buffer to its slot).
     decltype(output.buffer)(output.buffer.get_allocator()).swap(output.buffer);
@@ -94,6 +98,7 @@ Status PartitionOwner::flush_full(Output& output) {
   const std::optional<uint64_t> size = output.sink->file_size();
   // (After a huge line, everything: flush() gives the buffer's memory back.)
   if (!size || output.buffer.capacity() > 4 * flush_size_) return flush(output);
+  output.show_sink();
   size_t part = aligned_write_size(*size, output.buffer.size(), write_alignment_);
   if (part == output.buffer.size()) {
     // Not ending on the alignment: for a file written past the page cache, up to its last page
@@ -108,8 +113,10 @@ Status PartitionOwner::flush_full(Output& output) {
   Status status = output.sink->write_lent({output.buffer.data(), part}, lent);
   if (!status) {
     output.buffer.clear();  // (the rest of a line whose start did not reach the file: dropped)
+    output.seen = 0;
     return status;
   }
+  output.took_front(part);
   if (lent) {
     if (output.spare.capacity() < buffer_bytes()) output.spare.reserve(buffer_bytes());
     output.spare.assign(output.buffer, part);
@@ -206,6 +213,7 @@ Status PartitionOwner::append_lines(const Chunk& chunk, uint32_t partition, uint
       if (Status status = flush_full(output); !status) return status;
     }
   }
+  if (output.buffer.size() - output.seen >= kSeeAheadAtLeast) output.show_sink();
   stats_.partition_events[partition] += end - begin;
   stats_.partition_bytes[partition] += bytes;
   return {};
@@ -297,6 +305,7 @@ Status PartitionOwner::apply(const Chunk& chunk) {
       for (uint32_t k = begin; k < end; ++k) {
         if (Status status = append_event(chunk, chunk.order[k], p); !status) return status;
       }
+      if (begin < end) output_of(p).show_sink();
     }
   }
   if (writes_dead_letters()) {
@@ -344,6 +353,7 @@ Status PartitionOwner::flush_outputs() {
     Status status = output.sink->write_lent({output.buffer.data(), pages}, lent);
     if (!status) {
       output.buffer.clear();  // (as in flush_full: what follows a failed write is not written)
+      output.seen = 0;
       keep_first(first, std::move(status));
       continue;
     }
@@ -354,6 +364,7 @@ Status PartitionOwner::flush_outputs() {
     keep_first(first, output.sink->settle());
     output.lent = false;
     output.buffer.erase(0, pages_written[i]);
+    output.took_front(pages_written[i]);
   }
   for (Output& output : outputs_) {
     keep_first(first, flush(output));

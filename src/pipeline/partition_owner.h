@@ -68,7 +68,16 @@ class PartitionOwner {
     std::pmr::string buffer;  // in arena_
     std::unique_ptr<Sink> sink;
     size_t flush_at = 0;  // the buffer is written out once it holds this much
+    size_t seen = 0;      // the buffer's first bytes that the sink saw ahead (Sink::see_ahead)
     bool lent = false;    // the sink may still be reading `spare`
+
+    /// Shows the sink the bytes appended since it last saw the buffer, while they are in cache.
+    void show_sink() {
+      if (buffer.size() > seen) sink->see_ahead(std::string_view(buffer).substr(seen));
+      seen = buffer.size();
+    }
+    /// After `bytes` were taken off the front of the buffer (written, or dropped on failure).
+    void took_front(size_t bytes) { seen = seen > bytes ? seen - bytes : 0; }
   };
   struct DeadLetterOutput {
     std::unique_ptr<Sink> sink;

@@ -104,7 +104,13 @@ class FileSink final : public Sink {
 
   OutputState state() const override {
     if (!tracked_) return {};
+    // (Asked for once every byte seen ahead is written. Were one not, the size recorded would
+    // be past the file's end, and a resume would refuse the file rather than trust it.)
     return OutputState{name_, hash_.size(), 0, hash_.chain(), hash_.digest()};
+  }
+
+  void see_ahead(std::string_view bytes) override {
+    if (tracked_) hash_.update(bytes);
   }
 
   /// Starts tracking, from the hash of what the file already holds.
@@ -165,9 +171,17 @@ class FileSink final : public Sink {
 
   void wrote_direct(std::string_view block) {
     moved_past_position_ = true;
-    if (tracked_) hash_.update(block);
+    hash_written(block);
     offset_ += block.size();
     written_behind_ = offset_;
+  }
+
+  // Hashes the part of a block being written at offset_ that see_ahead() did not (the hash
+  // runs from offset_ to hash_.size(), never behind the writes).
+  void hash_written(std::string_view block) {
+    if (tracked_ && offset_ + block.size() > hash_.size()) {
+      hash_.update(block.substr(hash_.size() - offset_));
+    }
   }
 
   Status write_through_cache(std::string_view block) {
@@ -183,7 +197,7 @@ class FileSink final : public Sink {
     Status status = write_all(fd_.get(), block, name_, &error_number);
     if (!status && quiet_on_broken_pipe_ && error_number == EPIPE) return Status::quiet_stop();
     if (!status) return status;
-    if (tracked_) hash_.update(block);
+    hash_written(block);
     offset_ += block.size();
     if (write_behind_ && offset_ - written_behind_ >= kWriteBehind) {
       WriteBehind::instance().request(fd_.get(), written_behind_, offset_);

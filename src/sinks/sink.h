@@ -24,6 +24,11 @@ class Sink {
     lent = false;
     return write(block);
   }
+  /// Bytes that the caller will write next, after everything written so far and everything it
+  /// saw ahead before, shown while its copy of them is still in the processor's cache: a sink
+  /// that hashes its output (a file tracked for checkpoints) hashes them now, and not again when
+  /// they are written. Whatever the caller did not show is hashed as it is written.
+  virtual void see_ahead(std::string_view bytes) { (void)bytes; }
   /// How long a next block of at most `bytes` bytes can be for write() to send it past the page
   /// cache (see sinks/direct_writer.h), but for the bytes before its first page boundary: a
   /// length that ends on a page boundary of the file; zero for a sink that writes no such block.

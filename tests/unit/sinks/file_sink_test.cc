@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "checkpoint/content_hash.h"
 #include "sinks/write_behind.h"
 #include "unit/sinks/file_blocks.h"
 #include "unit/temp_dir.h"
@@ -76,6 +77,46 @@ TEST_CASE("a reopened file with write-behind goes on from its recorded state") {
   REQUIRE(sink->sync());
   REQUIRE(sink->finish());
   CHECK(read_all(path) == first + second);
+}
+
+TEST_CASE("bytes seen ahead are hashed once, whatever blocks they are then written in") {
+  const TempDir dir;
+  // Seen ahead in three pieces; written in blocks that end before, at and past what was seen
+  // (the last ones not seen at all), through the page cache or direct.
+  const std::string bytes = block_bytes(0, 0, 3 << 20);
+  const std::vector<size_t> seen_to = {100'000, 1 << 20, (2 << 20) + 5000};
+  const std::vector<size_t> written_to = {4096, 100'000, 700'000, (1 << 20) + 4096,
+                                          (2 << 20) + 5000, (2 << 20) + 9000, 3 << 20};
+  ContentHash whole;
+  whole.update(bytes);
+  for (const bool direct : {false, true}) {
+    CAPTURE(direct);
+    const std::string path = dir.path() + (direct ? "/direct" : "/cached");
+    std::unique_ptr<Sink> sink;
+    REQUIRE(open_file_sink(path, sink, true, true, direct));
+    size_t seen = 0, written = 0;
+    for (size_t i = 0; i < written_to.size(); ++i) {
+      if (i < seen_to.size()) {
+        sink->see_ahead(std::string_view(bytes).substr(seen, seen_to[i] - seen));
+        seen = seen_to[i];
+      }
+      REQUIRE(sink->write(std::string_view(bytes).substr(written, written_to[i] - written)));
+      written = written_to[i];
+    }
+    REQUIRE(sink->settle());
+    const OutputState state = sink->state();
+    CHECK(state.size == bytes.size());
+    CHECK(state.chain == whole.chain());
+    CHECK(state.digest == whole.digest());
+    REQUIRE(sink->finish());
+    CHECK(read_all(path) == bytes);
+  }
+  // A sink that tracks nothing takes no note of them.
+  std::unique_ptr<Sink> untracked;
+  REQUIRE(open_file_sink(dir.path() + "/untracked", untracked));
+  untracked->see_ahead(bytes);
+  CHECK(untracked->state().size == 0);
+  REQUIRE(untracked->finish());
 }
 
 TEST_CASE("a file sink knows its file's size only for a regular file it writes in order") {
