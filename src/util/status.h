@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,69 +60,95 @@ inline std::string visible_controls(std::string_view text) {
 class Status {
  public:
   Status() = default;
+  Status(const Status& other)
+      : detail_(other.detail_ ? std::make_unique<Detail>(*other.detail_) : nullptr) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) detail_ = other.detail_ ? std::make_unique<Detail>(*other.detail_) : nullptr;
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
+  ~Status() = default;
 
   /// A failure: printed by main as "keyshard: <where>: <reason>" or "keyshard: <reason>".
   static Status error(std::string reason, std::string where = {}, int exit_code = kExitFailure) {
     Status status;
-    status.failed_ = true;
-    status.reason_ = std::move(reason);
-    status.where_ = std::move(where);
-    status.exit_code_ = exit_code;
+    Detail& detail = status.detail();
+    detail.failed = true;
+    detail.reason = std::move(reason);
+    detail.where = std::move(where);
+    detail.exit_code = exit_code;
     return status;
   }
 
   /// Stops the run without a message and with status 0: the reader of stdout has gone away.
   static Status quiet_stop() {
     Status status;
-    status.failed_ = true;
-    status.exit_code_ = kExitOk;
+    status.detail().failed = true;
     return status;
   }
 
   /// A failure the command has reported already, in its own way: no message, `exit_code`.
   static Status reported(int exit_code) {
     Status status;
-    status.failed_ = true;
-    status.exit_code_ = exit_code;
+    status.detail().failed = true;
+    status.detail().exit_code = exit_code;
     return status;
   }
 
   /// Adds a line to the message, after it: "keyshard: <line>" (how to go on, say).
   Status also(std::string line) && {
-    more_lines_.push_back(std::move(line));
+    detail().more_lines.push_back(std::move(line));
     return std::move(*this);
   }
 
   /// Marks the kind of failure; returns the status.
   Status because(Cause cause) && {
-    cause_ = cause;
+    detail().cause = cause;
     return std::move(*this);
   }
-  Cause cause() const { return cause_; }
+  Cause cause() const { return detail_ ? detail_->cause : Cause::kOther; }
 
-  bool ok() const { return !failed_; }
-  bool quiet() const { return failed_ && reason_.empty() && more_lines_.empty(); }
+  bool ok() const { return !detail_ || !detail_->failed; }
+  bool quiet() const { return !ok() && detail_->reason.empty() && detail_->more_lines.empty(); }
   explicit operator bool() const { return ok(); }
-  const std::string& reason() const { return reason_; }
-  const std::string& where() const { return where_; }
-  int exit_code() const { return exit_code_; }
+  const std::string& reason() const { return detail_ ? detail_->reason : empty(); }
+  const std::string& where() const { return detail_ ? detail_->where : empty(); }
+  int exit_code() const { return detail_ ? detail_->exit_code : kExitOk; }
 
   /// The whole message as main prints it, without the first line's "keyshard: " prefix (control
   /// bytes shown as escapes: whatever a name holds, each line is one that keyshard wrote).
   std::string message() const {
-    std::string shown = visible_controls(reason_);
-    if (!where_.empty()) shown = visible_controls(where_) + ": " + shown;
-    for (const std::string& line : more_lines_) shown += "\nkeyshard: " + visible_controls(line);
+    if (!detail_) return {};
+    std::string shown = visible_controls(detail_->reason);
+    if (!detail_->where.empty()) shown = visible_controls(detail_->where) + ": " + shown;
+    for (const std::string& line : detail_->more_lines) {
+      shown += "\nkeyshard: " + visible_controls(line);
+    }
     return shown;
   }
 
  private:
-  bool failed_ = false;
-  int exit_code_ = kExitOk;
-  Cause cause_ = Cause::kOther;
-  std::string reason_;
-  std::string where_;
-  std::vector<std::string> more_lines_;
+  // A status that says nothing (success, the common case) holds no detail: it is one null
+  // pointer, made and dropped by every step of the hot path at no cost.
+  struct Detail {
+    bool failed = false;
+    int exit_code = kExitOk;
+    Cause cause = Cause::kOther;
+    std::string reason;
+    std::string where;
+    std::vector<std::string> more_lines;
+  };
+  Detail& detail() {
+    if (!detail_) detail_ = std::make_unique<Detail>();
+    return *detail_;
+  }
+  static const std::string& empty() {
+    static const std::string nothing;
+    return nothing;
+  }
+
+  std::unique_ptr<Detail> detail_;
 };
 
 /// Memory that ran out in a stage of a run (std::bad_alloc caught there): a failure like any
