@@ -2,6 +2,7 @@
 
 #include "checkpoint/checkpoint_store.h"
 #include "util/durable_files.h"
+#include "util/thread_priority.h"
 
 namespace keyshard {
 
@@ -17,7 +18,12 @@ Checkpointer::Checkpointer(std::string dir, Checkpoint base, unsigned owners, bo
 
 Checkpointer::~Checkpointer() { (void)finish(); }
 
-void Checkpointer::start() { writer_ = std::thread([this] { write_queued(); }); }
+void Checkpointer::start() {
+  writer_ = std::thread([this] {
+    name_this_thread("ks-checkpoint");
+    write_queued();
+  });
+}
 
 Status Checkpointer::finish() {
   {
