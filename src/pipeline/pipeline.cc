@@ -216,7 +216,6 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   uint64_t chunks = 0;
   uint64_t since_checkpoint = 0;
   uint64_t since_sync = 0;  // bytes read since the outputs were last synced (or asked to be)
-  const uint64_t sync_ahead = sync_ahead_bytes(config.partitions);
   auto last_checkpoint = SteadyClock::now();
   while (Chunk* chunk = scheduler.acquire()) {
     if (interrupt_signal() != 0) {
@@ -253,7 +252,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
         since_sync = 0;
         last_checkpoint = SteadyClock::now();
         checkpointer->expect(chunk->sequence, reader_cut());
-      } else if (since_sync >= sync_ahead) {
+      } else if (sync_ahead_due(config, since_sync)) {
         // (What the owners have written by now: the chunks before this one, give or take.)
         since_sync = 0;
         checkpointer->sync_ahead();

@@ -66,7 +66,7 @@ struct RunConfig {
                                         // (--checkpoint-every auto: kAutoCheckpointSeconds)
   bool commit_sync = true;   // fsync the outputs before each checkpoint that covers them
                              // (and, between checkpoints further apart, every
-                             // sync_ahead_bytes())
+                             // sync_ahead_bytes(): see sync_ahead_due())
   bool incremental = false;  // continue every input from its recorded offset; hold back a
                              // last line without '\n'
   // Guardrails: a run that crosses them ends with kExitTooManyBad / kExitSkewed
@@ -97,9 +97,10 @@ inline constexpr size_t kHotKeyCounters = 4096;
 inline constexpr double kMinHotKeyShare = 0.0001;
 
 /// Under --commit sync, the outputs are made durable after at most this much input, whether a
-/// checkpoint is due or not: the disk writes (and flushes its cache) as the run goes, not all at
-/// its end. It is also the default checkpoint interval (--checkpoint-every auto), whose
-/// checkpoints sync anyway: 64 MiB, or 256 KiB a partition up to 256 MiB. Each sync then finds
+/// checkpoint is due or not (see sync_ahead_due()): the disk writes (and flushes its cache) as
+/// the run goes, not all at its end. It is also the default checkpoint interval
+/// (--checkpoint-every auto), whose checkpoints sync anyway: 64 MiB, or 256 KiB a partition up
+/// to 256 MiB. Each sync then finds
 /// every partition file grown by a piece the filesystem writes back in one go; with 1,024
 /// partitions, syncing every 64 MiB (64 KiB a file) cost about a tenth more CPU, most of it in
 /// the kernel's writeback of many small pieces.
@@ -111,7 +112,7 @@ inline uint64_t sync_ahead_bytes(uint32_t partitions) {
 /// one, or until the input goes quiet: a run that reads fast takes one every half second at
 /// most, so that checkpoints cost it little however fast it reads (with 8 partitions, one every
 /// 64 MiB made a split at 1.5 GB/s 7-11% slower), while one that reads slowly still takes one
-/// every 64 MiB. Between them, --commit sync still syncs the outputs every sync_ahead_bytes().
+/// every 64 MiB. Its checkpoints are its only syncs (see sync_ahead_due()).
 inline constexpr double kAutoCheckpointSeconds = 0.5;
 
 /// Whether a checkpoint is due after a chunk, with `bytes` of input read and `seconds` gone since
@@ -124,6 +125,16 @@ inline bool checkpoint_due(const RunConfig& config, uint64_t bytes, double secon
   const bool by_time =
       config.checkpoint_every_seconds > 0 && seconds >= config.checkpoint_every_seconds;
   return by_size || by_time;
+}
+
+/// Whether --commit sync syncs the outputs ahead of the next checkpoint, `bytes` of input after
+/// they were last synced (or asked to be): every sync_ahead_bytes() between checkpoints further
+/// apart (a size or a time given, or none). Never under --checkpoint-every auto, whose
+/// checkpoints come every sync_ahead_bytes() already, or every half second when the input comes
+/// faster: a sync between two of those would be one more fsync of every output (with 1,024
+/// partitions, 4% of a 1 GiB split's time).
+inline bool sync_ahead_due(const RunConfig& config, uint64_t bytes) {
+  return config.checkpoint_least_seconds == 0 && bytes >= sync_ahead_bytes(config.partitions);
 }
 
 /// The summary a run with -o DIR writes in DIR.

@@ -1,6 +1,6 @@
 // When the reader marks a chunk as the end of a checkpoint interval (run_config.h): by size, by
 // time, and under --checkpoint-every auto by size no sooner than kAutoCheckpointSeconds after the
-// last checkpoint.
+// last checkpoint; and when it has the outputs synced between checkpoints.
 #include <doctest/doctest.h>
 
 #include "cli/option_values.h"
@@ -55,6 +55,25 @@ TEST_CASE("--checkpoint-every: only auto waits for the least time") {
   CHECK(config.checkpoint_every_seconds == 300);
   CHECK(config.checkpoint_every_bytes == 0);
   CHECK(config.checkpoint_least_seconds == 0);
+}
+
+TEST_CASE("syncs ahead: every sync_ahead_bytes() between checkpoints further apart, none under auto") {
+  RunConfig config;
+  config.partitions = 8;
+  REQUIRE(parse_checkpoint_every("off", config));
+  CHECK_FALSE(sync_ahead_due(config, 64 * kMiB - 1));
+  CHECK(sync_ahead_due(config, 64 * kMiB));
+  REQUIRE(parse_checkpoint_every("5m", config));
+  CHECK(sync_ahead_due(config, 64 * kMiB));
+  REQUIRE(parse_checkpoint_every("1GiB", config));
+  CHECK(sync_ahead_due(config, 64 * kMiB));
+  config.partitions = 1024;  // 256 KiB a partition, up to 256 MiB
+  CHECK_FALSE(sync_ahead_due(config, 255 * kMiB));
+  CHECK(sync_ahead_due(config, 256 * kMiB));
+  // auto: its checkpoints come after that much input already (or half a second apart).
+  REQUIRE(parse_checkpoint_every("auto", config));
+  CHECK_FALSE(sync_ahead_due(config, 256 * kMiB));
+  CHECK_FALSE(sync_ahead_due(config, uint64_t{1} << 40));
 }
 
 TEST_CASE("off: never due during the run") {
