@@ -209,8 +209,12 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
     // Never more than one line of the longest allowed length (and its '\n') per chunk: a
     // longer line then always shows up as a full chunk without a newline.
     const size_t line_limit = max_line_size_ + 1;
-    ensure_capacity(chunk, std::min(std::max(chunk_size_, carry_.size() + chunk_size_ / 2),
-                                    line_limit));
+    // How much this chunk may hold: the usual size, doubled while a line does not fit. Not the
+    // capacity of the chunk from the pool, which may have grown for a long line earlier: which
+    // chunk the reader is given depends on timing, and a chunk's size decides where the
+    // checkpoints fall (and so where a compressed output's frames end).
+    size_t limit = std::min(std::max(chunk_size_, carry_.size() + chunk_size_ / 2), line_limit);
+    ensure_capacity(chunk, limit);
     std::memcpy(chunk.data.get(), carry_.data(), carry_.size());
     chunk.size = carry_.size();
     carry_.clear();
@@ -224,9 +228,9 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
     Status read_status;
     for (;;) {
       if (source_done_ || enough) break;  // (source_done_: the input is at its end already)
-      if (chunk.size == chunk.capacity) {
+      if (chunk.size == limit) {
         if (last_newline) break;
-        if (chunk.capacity >= line_limit) {
+        if (limit >= line_limit) {
           failed_line_ = FailedLine{input_index_, restarted_};
           // (Lines ended by a carriage return alone read as one long line: say so.)
           const bool has_cr = std::memchr(chunk.data.get(), '\r', chunk.size) != nullptr;
@@ -241,9 +245,10 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
                        .because(Cause::kLineTooLong);
           return false;
         }
-        ensure_capacity(chunk, std::min(chunk.capacity * 2, line_limit));
+        limit = std::min(limit * 2, line_limit);
+        ensure_capacity(chunk, limit);
       }
-      const size_t wanted = chunk.capacity - chunk.size;
+      const size_t wanted = limit - chunk.size;
       size_t got = 0;
       if (interrupt_signal() != 0) {
         // Caught since the last read, the signal would not interrupt a read that blocks on a

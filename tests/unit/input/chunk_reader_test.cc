@@ -421,6 +421,39 @@ TEST_CASE("a chunk that grew for a long line goes back to the usual size") {
   }
 }
 
+TEST_CASE("a chunk takes as much input as a fresh one would, whichever chunk it is read into") {
+  // Which chunk of the pool the reader is given depends on timing, and one that grew for a long
+  // line keeps up to 4 times the chunk size. Reused, it must not take more input than a fresh
+  // chunk: the chunks' sizes decide where checkpoints fall, and so where the frames of a
+  // compressed output end.
+  const TempDir dir;
+  const size_t chunk_size = 4096;
+  const std::string content = std::string(3 * chunk_size, 'L') + "\n" +
+                              random_lines(3000, true, 8) + std::string(3 * chunk_size, 'M') +
+                              "\n" + random_lines(3000, true, 9);
+  const std::string path = dir.write("grown", content);
+  const PolicyFor never(InPlacePolicy::never);
+  auto sizes = [&](bool reuse) {
+    ChunkReader reader({path}, chunk_size, 64u << 20);
+    std::vector<size_t> result;
+    Chunk kept;
+    Status status;
+    for (;;) {
+      Chunk fresh;
+      Chunk& chunk = reuse ? kept : fresh;
+      if (!reader.next(chunk, status)) break;
+      result.push_back(chunk.size);
+    }
+    CHECK(status.ok());
+    return result;
+  };
+  const std::vector<size_t> fresh = sizes(false);
+  const std::vector<size_t> reused = sizes(true);
+  REQUIRE(fresh.size() > 10);
+  CHECK(fresh[0] > 3 * chunk_size);  // the long line
+  CHECK(reused == fresh);
+}
+
 TEST_CASE("a line longer than --max-line-size is an error naming the file") {
   const TempDir dir;
   const std::string before = "first line\nsecond line\n";
