@@ -213,7 +213,7 @@ Status PartitionOwner::append_lines(const Chunk& chunk, uint32_t partition, uint
       if (Status status = flush_full(output); !status) return status;
     }
   }
-  if (output.buffer.size() - output.seen >= kSeeAheadAtLeast) output.show_sink();
+  output.show_sink_after_chunk(kSeeAheadAtLeast);
   stats_.partition_events[partition] += end - begin;
   stats_.partition_bytes[partition] += bytes;
   return {};
@@ -305,7 +305,7 @@ Status PartitionOwner::apply(const Chunk& chunk) {
       for (uint32_t k = begin; k < end; ++k) {
         if (Status status = append_event(chunk, chunk.order[k], p); !status) return status;
       }
-      if (begin < end) output_of(p).show_sink();
+      if (begin < end) output_of(p).show_sink_after_chunk(kSeeAheadAtLeast);
     }
   }
   if (writes_dead_letters()) {

@@ -76,6 +76,11 @@ class PartitionOwner {
       if (buffer.size() > seen) sink->see_ahead(std::string_view(buffer).substr(seen));
       seen = buffer.size();
     }
+    /// The same once a chunk's lines are appended, when they come to `at_least` bytes or more
+    /// (fewer are left to the write-out, which shows them first).
+    void show_sink_after_chunk(size_t at_least) {
+      if (buffer.size() - seen >= at_least) show_sink();
+    }
     /// After `bytes` were taken off the front of the buffer (written, or dropped on failure).
     void took_front(size_t bytes) { seen = seen > bytes ? seen - bytes : 0; }
   };
