@@ -100,10 +100,9 @@ inline constexpr double kMinHotKeyShare = 0.0001;
 /// checkpoint is due or not (see sync_ahead_due()): the disk writes (and flushes its cache) as
 /// the run goes, not all at its end. It is also the default checkpoint interval
 /// (--checkpoint-every auto), whose checkpoints sync anyway: 64 MiB, or 256 KiB a partition up
-/// to 256 MiB. Each sync then finds
-/// every partition file grown by a piece the filesystem writes back in one go; with 1,024
-/// partitions, syncing every 64 MiB (64 KiB a file) cost about a tenth more CPU, most of it in
-/// the kernel's writeback of many small pieces.
+/// to 256 MiB. Each sync then finds every partition file grown by a piece the filesystem writes
+/// back in one go; with 1,024 partitions, syncing every 64 MiB (64 KiB a file) cost about a
+/// tenth more CPU, most of it in the kernel's writeback of many small pieces.
 inline uint64_t sync_ahead_bytes(uint32_t partitions) {
   return std::clamp(uint64_t{partitions} << 18, uint64_t{64} << 20, uint64_t{256} << 20);
 }

@@ -63,7 +63,7 @@ class Status {
   Status(const Status& other)
       : detail_(other.detail_ ? std::make_unique<Detail>(*other.detail_) : nullptr) {}
   Status& operator=(const Status& other) {
-    if (this != &other) detail_ = other.detail_ ? std::make_unique<Detail>(*other.detail_) : nullptr;
+    if (this != &other) *this = Status(other);
     return *this;
   }
   Status(Status&&) noexcept = default;
