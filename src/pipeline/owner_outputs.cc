@@ -214,6 +214,13 @@ Status PartitionOwner::open_partition_file(uint32_t partition, std::unique_ptr<S
   return open_file_sink(path, sink, tracks_outputs(), sync, sync && !config_.zstd_level);
 }
 
+Status PartitionOwner::cut_back() {
+  for (Output& output : outputs_) {
+    if (Status status = output.sink->cut_back(); !status) return status;
+  }
+  return dead_letters_.sink ? dead_letters_.sink->cut_back() : Status{};
+}
+
 void PartitionOwner::note_if_new(const std::string& path) {
   struct stat info {};
   if (resume_ == nullptr && ::lstat(path.c_str(), &info) != 0 && errno == ENOENT) {

@@ -37,6 +37,9 @@ class PartitionOwner {
   /// created (files that were there before are left), so that a retry finds DIR as it was.
   void remove_created_files();
   const std::vector<std::string>& created_files() const { return created_; }
+  /// After open() of a resumed run, once every owner's open() passed: cuts each output back to
+  /// its checkpoint (see Sink::cut_back).
+  Status cut_back();
   /// Writes this owner's share of `chunk`. Under --on-bad fail, returns the bad line's error.
   Status apply(const Chunk& chunk);
   /// Hands every buffer to the kernel and reports this owner's part of a checkpoint after the

@@ -89,19 +89,27 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
         config.max_line_size, [&scheduler](Status status) { scheduler.abort(std::move(status)); });
   }
   std::vector<std::unique_ptr<PartitionOwner>> owners;
+  auto failed_to_open = [&](Status status) {
+    result.status = std::move(status);
+    // Nothing was written: what this run created goes, so that a retry needs no --force.
+    for (const auto& owner : owners) owner->remove_created_files();
+    owners.clear();  // closes the children's input, so that they end
+    if (collector) {
+      collector->start();
+      (void)collector->join();
+    }
+    return result;
+  };
   for (unsigned w = 0; w < workers; ++w) {
     owners.push_back(std::make_unique<PartitionOwner>(config, w, workers, resume, input_lines));
     if (Status status = owners.back()->open(collector.get()); !status) {
-      result.status = status;
-      // Nothing was written: what this run created goes, so that a retry needs no --force.
-      for (const auto& owner : owners) owner->remove_created_files();
-      owners.clear();  // closes the children's input, so that they end
-      if (collector) {
-        collector->start();
-        (void)collector->join();
-      }
-      return result;
+      return failed_to_open(std::move(status));
     }
+  }
+  // A resumed run cuts its outputs back to the checkpoint only now that every one of them passed
+  // its checks: a refused resume leaves each file as it found it.
+  for (const auto& owner : owners) {
+    if (Status status = owner->cut_back(); !status) return failed_to_open(std::move(status));
   }
   try {
     if (collector) collector->start();

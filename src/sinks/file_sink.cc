@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <memory>
+#include <optional>
 
 #include "checkpoint/content_hash.h"
 #include "sinks/direct_writer.h"
@@ -36,6 +37,7 @@ class FileSink final : public Sink {
   }
 
   Status write(std::string_view block) override {
+    if (Status status = cut_back(); !status) return status;
     if (Status status = write_to_page(block); !status) return status;
     bool direct = false;
     if (Status status = direct_write_ready(block, direct); !status) return status;
@@ -49,6 +51,7 @@ class FileSink final : public Sink {
 
   Status write_lent(std::string_view block, bool& lent) override {
     lent = false;
+    if (Status status = cut_back(); !status) return status;
     // (Memory off a page cannot be written direct as it stands, nor can a block that starts off
     // one once write_to_page() has taken its head: write() copies it.)
     if (reinterpret_cast<uintptr_t>(block.data()) % kDirectAlignment != 0 ||
@@ -79,7 +82,8 @@ class FileSink final : public Sink {
   }
 
   Status finish() override {
-    Status settled = settle();
+    Status settled = cut_back();
+    if (settled) settled = settle();
     forget_write_behind();
     if (!owned_) {
       fd_.release();
@@ -97,6 +101,7 @@ class FileSink final : public Sink {
 
   Status sync() override {
     if (!owned_ || !fd_.valid()) return {};
+    if (Status status = cut_back(); !status) return status;
     if (Status status = settle(); !status) return status;
     if (::fsync(fd_.get()) != 0) return Status::error("fsync failed: " + errno_text(errno), name_);
     return {};
@@ -113,6 +118,16 @@ class FileSink final : public Sink {
     if (tracked_) hash_.update(bytes);
   }
 
+  Status cut_back() override {
+    if (!cut_to_) return {};
+    const auto size = static_cast<off_t>(*cut_to_);
+    cut_to_.reset();
+    if (::ftruncate(fd_.get(), size) != 0 || ::lseek(fd_.get(), size, SEEK_SET) < 0) {
+      return Status::error("cannot cut back to the checkpoint: " + errno_text(errno), name_);
+    }
+    return {};
+  }
+
   /// Starts tracking, from the hash of what the file already holds.
   void track(ContentHash hash) {
     tracked_ = true;
@@ -123,6 +138,8 @@ class FileSink final : public Sink {
     write_behind_ = true;
     written_behind_ = offset_;
   }
+  /// The file is to be cut back to `size` by cut_back() (or before its first write).
+  void cut_back_later(uint64_t size) { cut_to_ = size; }
   /// With --commit sync: whole blocks are written past the page cache from now on, where the
   /// file's file system takes direct writes (see sinks/direct_writer.h). They are made through
   /// the same descriptor, O_DIRECT set while they are under way: a second descriptor per file
@@ -234,6 +251,7 @@ class FileSink final : public Sink {
   bool owned_;
   bool quiet_on_broken_pipe_;
   bool tracked_ = false;
+  std::optional<uint64_t> cut_to_;  // the size to cut the file back to (reopen_file_sink)
   bool write_behind_ = false;
   bool asked_write_behind_ = false;  // WriteBehind may hold a range of this file
   bool regular_ = false;             // a regular file, whose size is offset_
@@ -338,14 +356,11 @@ Status reopen_file_sink(const std::string& path, const OutputState& recorded, bo
       !status) {
     return status;
   }
-  // Anything after the recorded size was written by the run after its last checkpoint: it is
-  // written again.
-  if (::ftruncate(fd.get(), static_cast<off_t>(recorded.size)) != 0 ||
-      ::lseek(fd.get(), 0, SEEK_END) < 0) {
-    return Status::error("cannot cut back to the checkpoint: " + errno_text(errno), path);
-  }
   auto file = std::make_unique<FileSink>(path, std::move(fd), true, false);
   file->track(std::move(hash));
+  // Anything after the recorded size was written by the run after its last checkpoint: it is
+  // written again, once every output has passed these checks (see Sink::cut_back).
+  file->cut_back_later(recorded.size);
   if (write_behind) file->write_behind();
   file->check_regular();
   if (direct) file->write_direct();

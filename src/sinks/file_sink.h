@@ -26,11 +26,13 @@ Status open_regular_output(const std::string& path, int flags, FileDescriptor& f
 Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool tracked = false,
                       bool write_behind = false, bool direct = false);
 
-/// Reopens `path` to continue a checkpointed run: cuts it back to `recorded.size` (what was
-/// committed), checks the content hash of the kept part, and appends from there. A file shorter
-/// than the record, or whose kept bytes differ, is refused. With `finished`, the record is that
-/// of a run that ended (no run has written to the file since): a longer file is refused too,
-/// rather than the bytes someone added being cut.
+/// Reopens `path` to continue a checkpointed run: checks the content hash of its first
+/// `recorded.size` bytes (what was committed), and appends from there. A file shorter than the
+/// record, or whose kept bytes differ, is refused. With `finished`, the record is that of a run
+/// that ended (no run has written to the file since): a longer file is refused too, rather than
+/// the bytes someone added being cut. Otherwise the bytes past the record are cut by the sink's
+/// cut_back(), which the caller makes once every output passed these checks (the first write
+/// or sync makes it otherwise).
 Status reopen_file_sink(const std::string& path, const OutputState& recorded, bool finished,
                         std::unique_ptr<Sink>& sink, bool write_behind = false,
                         bool direct = false);

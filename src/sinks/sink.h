@@ -54,6 +54,11 @@ class Sink {
   virtual Status sync() { return {}; }
   /// The file's size and content hash so far (a file sink opened for checkpoints; else zero).
   virtual OutputState state() const { return {}; }
+  /// A file reopened to continue a run (reopen_file_sink): cuts it back to the size its
+  /// checkpoint records. Called once every output of the run has passed its checks, so that a
+  /// refused resume leaves each file as it found it; the first write does it otherwise. A
+  /// no-op for every other sink.
+  virtual Status cut_back() { return {}; }
 };
 
 }  // namespace keyshard

@@ -51,6 +51,7 @@ class ZstdSink final : public Sink {
   Status settle() override { return inner_->settle(); }
   Status sync() override { return inner_->sync(); }
   OutputState state() const override { return inner_->state(); }
+  Status cut_back() override { return inner_->cut_back(); }
 
  private:
   std::unique_ptr<Sink> inner_;

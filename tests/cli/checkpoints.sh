@@ -647,6 +647,30 @@ for edit in 's/"threads":[0-9]*/"threads":100000/' 's/"partitions":[0-9]*/"parti
   expect_contains "$ERR" "the recorded options are refused: " "why ($edit)"
   expect_contains "$ERR" "is out of range" "which ($edit)"
 done
+# A resume refused for one output leaves every other output as it found it: none is cut back
+# to the checkpoint before all of them passed their checks (here the last partition's file is
+# gone, and the first holds bytes written after the checkpoint, which a resume would cut).
+rm -rf refused && cp -r reference refused
+sed -i 's/"complete": true/"complete": false/' refused/.keyshard/checkpoint.json
+resign refused/.keyshard/checkpoint.json
+echo '{"user_id":"after the checkpoint"}' >> refused/part-00000.ndjson
+rm refused/part-00007.ndjson
+sizes_before=$(wc -c refused/part-0000[0-6].ndjson)
+for threads in 1 2; do
+  run_status ks resume -j "$threads" refused
+  expect_eq "$STATUS" 1 "resume -j $threads with an output removed"
+  expect_contains "$ERR" "refused/part-00007.ndjson: cannot open to continue" \
+    "resume -j $threads: the removed output is named"
+  expect_eq "$(wc -c refused/part-0000[0-6].ndjson)" "$sizes_before" \
+    "resume -j $threads refused: the other outputs are as they were"
+done
+# With the file back, the resume goes on: the bytes after the checkpoint are cut.
+cp reference/part-00007.ndjson refused/
+ks resume -q refused
+for f in reference/part-*.ndjson; do
+  expect_same_file "refused/$(basename "$f")" "$f" "resumed after the refusal: $(basename "$f")"
+done
+pass "a refused resume cuts no output; the resume after it cuts what followed the checkpoint"
 # A directory where the checkpoint file belongs: verify, resume and split --force all say to
 # move it away (--force, which removes a file there, cannot remove it).
 rm -rf dir-checkpoint && cp -r reference dir-checkpoint

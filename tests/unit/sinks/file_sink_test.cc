@@ -79,6 +79,46 @@ TEST_CASE("a reopened file with write-behind goes on from its recorded state") {
   CHECK(read_all(path) == first + second);
 }
 
+TEST_CASE("a reopened file keeps the bytes after its checkpoint until it is cut back") {
+  const TempDir dir;
+  const std::string path = dir.path() + "/part-0";
+  const std::string committed = block_bytes(0, 0, 100'000);
+  const std::string later = "written after the checkpoint\n";
+  OutputState recorded;
+  {
+    std::unique_ptr<Sink> sink;
+    REQUIRE(open_file_sink(path, sink, true));
+    REQUIRE(sink->write(committed));
+    recorded = sink->state();
+    REQUIRE(sink->write(later));
+    REQUIRE(sink->finish());
+  }
+  SUBCASE("cut_back() cuts them, once, and writes go on from the checkpoint") {
+    std::unique_ptr<Sink> sink;
+    REQUIRE(reopen_file_sink(path, recorded, false, sink));
+    CHECK(read_all(path) == committed + later);  // checked, not yet cut
+    REQUIRE(sink->cut_back());
+    CHECK(read_all(path) == committed);
+    REQUIRE(sink->cut_back());  // (nothing more to do)
+    REQUIRE(sink->write("next\n"));
+    REQUIRE(sink->finish());
+    CHECK(read_all(path) == committed + "next\n");
+  }
+  SUBCASE("without cut_back(), the first write cuts them") {
+    std::unique_ptr<Sink> sink;
+    REQUIRE(reopen_file_sink(path, recorded, false, sink));
+    REQUIRE(sink->write("next\n"));
+    REQUIRE(sink->finish());
+    CHECK(read_all(path) == committed + "next\n");
+  }
+  SUBCASE("without a write, finishing cuts them") {
+    std::unique_ptr<Sink> sink;
+    REQUIRE(reopen_file_sink(path, recorded, false, sink));
+    REQUIRE(sink->finish());
+    CHECK(read_all(path) == committed);
+  }
+}
+
 TEST_CASE("bytes seen ahead are hashed once, whatever blocks they are then written in") {
   const TempDir dir;
   // Seen ahead in three pieces; written in blocks that end before, at and past what was seen
