@@ -149,7 +149,8 @@ class FileSink final : public Sink {
     writer_ = DirectWriter::instance();
     if (writer_ != nullptr) direct_ = std::make_shared<DirectWriter::File>(fd_.get());
   }
-  /// Once the file was created or cut back: offset_ is its size if it is a regular file.
+  /// Once the file is open: whether it is a regular file, whose size is then offset_ (for a
+  /// file reopened to continue a run, once cut_back() has cut it).
   void check_regular() {
     struct stat info {};
     regular_ = ::fstat(fd_.get(), &info) == 0 && S_ISREG(info.st_mode);

@@ -31,8 +31,8 @@ Status open_file_sink(const std::string& path, std::unique_ptr<Sink>& sink, bool
 /// record, or whose kept bytes differ, is refused. With `finished`, the record is that of a run
 /// that ended (no run has written to the file since): a longer file is refused too, rather than
 /// the bytes someone added being cut. Otherwise the bytes past the record are cut by the sink's
-/// cut_back(), which the caller makes once every output passed these checks (the first write
-/// or sync makes it otherwise).
+/// cut_back(), which the caller makes once every output passed these checks (the first write,
+/// sync() or finish() cut otherwise).
 Status reopen_file_sink(const std::string& path, const OutputState& recorded, bool finished,
                         std::unique_ptr<Sink>& sink, bool write_behind = false,
                         bool direct = false);

@@ -56,8 +56,8 @@ class Sink {
   virtual OutputState state() const { return {}; }
   /// A file reopened to continue a run (reopen_file_sink): cuts it back to the size its
   /// checkpoint records. Called once every output of the run has passed its checks, so that a
-  /// refused resume leaves each file as it found it; the first write does it otherwise. A
-  /// no-op for every other sink.
+  /// resume refused over one output cuts none; the first write, a sync() or finish() cut
+  /// otherwise. A no-op for every other sink.
   virtual Status cut_back() { return {}; }
 };
 
