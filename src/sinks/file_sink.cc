@@ -138,7 +138,8 @@ class FileSink final : public Sink {
     write_behind_ = true;
     written_behind_ = offset_;
   }
-  /// The file is to be cut back to `size` by cut_back() (or before its first write).
+  /// The file is to be cut back to `size` by cut_back() (or by its first write, sync() or
+  /// finish(), whichever comes first).
   void cut_back_later(uint64_t size) { cut_to_ = size; }
   /// With --commit sync: whole blocks are written past the page cache from now on, where the
   /// file's file system takes direct writes (see sinks/direct_writer.h). They are made through
