@@ -86,18 +86,21 @@ std::string worker_file_name(unsigned worker) {
   return fmt::format("worker-{:05}.ndjson", worker);
 }
 Status PartitionOwner::open_exec_output(const std::string& label, const std::string& file_name,
-                                        std::vector<std::pair<std::string, std::string>> env,
-                                        ExecCollector& collector) {
+                                        std::vector<std::pair<std::string, std::string>> env) {
   // The child's stdout: straight into its output file, which the child writes itself (what it
   // wrote survives a crash of keyshard); with -o -, a pipe the collector copies to stdout.
-  // (--compress does not go with --exec: split_config.cc.)
-  FileDescriptor file;
+  // (--compress does not go with --exec: split_config.cc.) The child starts later, in
+  // start_outputs(), once every output passed its checks.
+  PendingChild child;
+  child.label = label;
+  child.env = std::move(env);
   const std::string path = config_.output_dir + "/" + file_name;
   // A resumed run appends to what the children wrote before (at-least-once, see the man page).
   const int mode = resume_ ? O_APPEND : O_TRUNC;
   if (!config_.to_stdout) note_if_new(path);
   if (!config_.to_stdout) {
-    if (Status status = open_regular_output(path, O_RDWR | O_CREAT | mode | O_CLOEXEC, file);
+    if (Status status =
+            open_regular_output(path, O_RDWR | O_CREAT | mode | O_CLOEXEC, child.output_file);
         !status) {
       return status;
     }
@@ -105,38 +108,51 @@ Status PartitionOwner::open_exec_output(const std::string& label, const std::str
       // A crash may have cut a child's input mid-line, and a child such as `cat` then ends its
       // output within that line: the new child starts a new line. Output that is not text
       // (gzip's, say) is left as it is, and so is every output after an orderly end.
+      const int fd = child.output_file.get();
       struct stat info {};
       std::string tail(4096, '\0');
-      const off_t size = ::fstat(file.get(), &info) == 0 ? info.st_size : 0;
+      const off_t size = ::fstat(fd, &info) == 0 ? info.st_size : 0;
       const off_t from = std::max<off_t>(0, size - static_cast<off_t>(tail.size()));
-      const long got = size > 0 ? read_at(file.get(), tail.data(), static_cast<size_t>(size - from),
+      const long got = size > 0 ? read_at(fd, tail.data(), static_cast<size_t>(size - from),
                                           static_cast<uint64_t>(from))
                                 : 0;
       tail.resize(got > 0 ? static_cast<size_t>(got) : 0);
-      if (!tail.empty() && tail.back() != '\n' && looks_like_text(tail)) {
-        if (Status status = write_all(file.get(), "\n", path); !status) return status;
-      }
+      child.end_line = !tail.empty() && tail.back() != '\n' && looks_like_text(tail);
+    }
+    child.output_path = path;
+  }
+  children_.push_back(std::move(child));
+  return {};
+}
+
+Status PartitionOwner::start_child(PendingChild& child) {
+  if (child.end_line) {
+    if (Status status = write_all(child.output_file.get(), "\n", child.output_path); !status) {
+      return status;
     }
   }
-  env.emplace_back("KEYSHARD_PARTITIONS", std::to_string(config_.partitions));
-  env.emplace_back("KEYSHARD_HASH", std::string(hash_name(config_.hash)));
+  child.env.emplace_back("KEYSHARD_PARTITIONS", std::to_string(config_.partitions));
+  child.env.emplace_back("KEYSHARD_HASH", std::string(hash_name(config_.hash)));
   pid_t pid = 0;
   ChildStreams streams;
-  if (Status status = spawn_shell(config_.exec_command, env, file.valid() ? file.get() : -1, pid,
-                                  streams);
+  const int output = child.output_file.valid() ? child.output_file.get() : -1;
+  if (Status status = spawn_shell(config_.exec_command, child.env, output, pid, streams);
       !status) {
-    return Status::error(status.reason(), label);
+    return Status::error(status.reason(), child.label);
   }
-  if (config_.to_stdout) collector.add_stdout_to_stdout(std::move(streams.stdout_reader), label);
-  collector.add_stderr(std::move(streams.stderr_reader), label);
-  outputs_.push_back(new_output(std::make_unique<ExecSink>(label, config_.exec_command, pid,
-                                                          std::move(streams.stdin_writer),
-                                                          config_.allow_early_exit)));
+  if (config_.to_stdout) {
+    collector_->add_stdout_to_stdout(std::move(streams.stdout_reader), child.label);
+  }
+  collector_->add_stderr(std::move(streams.stderr_reader), child.label);
+  add_output(std::make_unique<ExecSink>(child.label, config_.exec_command, pid,
+                                        std::move(streams.stdin_writer),
+                                        config_.allow_early_exit));
   return {};
 }
 
 Status PartitionOwner::open(ExecCollector* collector) {
   if (config_.dry_run) return {};
+  collector_ = collector;
   if (config_.zstd_level && !config_.exec()) {
     zstd_ = std::make_unique<ZstdContext>(*config_.zstd_level);
   }
@@ -153,8 +169,7 @@ Status PartitionOwner::open(ExecCollector* collector) {
     if (Status status = open_exec_output(
             label, worker_file_name(index_),
             {{"KEYSHARD_WORKER", std::to_string(index_)},
-             {"KEYSHARD_WORKERS", std::to_string(count_)}},
-            *collector);
+             {"KEYSHARD_WORKERS", std::to_string(count_)}});
         !status) {
       return status;
     }
@@ -162,26 +177,21 @@ Status PartitionOwner::open(ExecCollector* collector) {
     for (uint32_t p = index_; p < config_.partitions; p += count_) {
       if (Status status = open_exec_output("partition " + std::to_string(p),
                                            partition_file_name(config_, p),
-                                           {{"KEYSHARD_PARTITION", std::to_string(p)}}, *collector);
+                                           {{"KEYSHARD_PARTITION", std::to_string(p)}});
           !status) {
         return status;
       }
     }
   } else if (config_.to_stdout) {
     if (index_ == 0) {
-      std::unique_ptr<Sink> sink = make_stdout_sink();
-      outputs_.push_back(new_output(wrap(std::move(sink))));
+      add_output(wrap(make_stdout_sink()));
     }
   } else {
     for (uint32_t p = index_; p < config_.partitions; p += count_) {
       std::unique_ptr<Sink> sink;
       if (Status status = open_partition_file(p, sink); !status) return status;
-      outputs_.push_back(new_output(wrap(std::move(sink))));
+      add_output(wrap(std::move(sink)));
     }
-  }
-  for (Output& output : outputs_) {
-    output.buffer.reserve(buffer_bytes());
-    set_flush_point(output);
   }
   if (writes_dead_letters() && config_.on_bad == BadLinePolicy::kDeadLetter) {
     const std::string& path = config_.dead_letter_path;
@@ -214,7 +224,17 @@ Status PartitionOwner::open_partition_file(uint32_t partition, std::unique_ptr<S
   return open_file_sink(path, sink, tracks_outputs(), sync, sync && !config_.zstd_level);
 }
 
-Status PartitionOwner::cut_back() {
+void PartitionOwner::add_output(std::unique_ptr<Sink> sink) {
+  outputs_.push_back(Output{new_buffer(), new_buffer(), std::move(sink)});
+  outputs_.back().buffer.reserve(buffer_bytes());
+  set_flush_point(outputs_.back());
+}
+
+Status PartitionOwner::start_outputs() {
+  for (PendingChild& child : children_) {
+    if (Status status = start_child(child); !status) return status;
+  }
+  children_.clear();  // (their output files are the children's now)
   for (Output& output : outputs_) {
     if (Status status = output.sink->cut_back(); !status) return status;
   }
@@ -230,6 +250,7 @@ void PartitionOwner::note_if_new(const std::string& path) {
 
 void PartitionOwner::remove_created_files() {
   outputs_.clear();  // closes the files (and the --exec children's input)
+  children_.clear();  // and the output files of children not started
   dead_letters_.sink.reset();
   for (const std::string& path : created_) (void)::unlink(path.c_str());
   created_.clear();

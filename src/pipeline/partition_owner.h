@@ -19,6 +19,7 @@
 #include "sinks/exec_collector.h"
 #include "sinks/sink.h"
 #include "sinks/zstd_sink.h"
+#include "util/files.h"
 
 namespace keyshard {
 
@@ -30,16 +31,19 @@ class PartitionOwner {
   PartitionOwner(const RunConfig& config, unsigned index, unsigned count,
                  const Checkpoint* resume = nullptr, std::vector<uint64_t> input_lines = {});
 
-  /// Opens the sinks of the partitions this owner writes; with --exec, starts their children,
-  /// whose stdout and stderr pipes are handed to `collector`.
+  /// Opens the sinks of the partitions this owner writes, and checks those of a resumed run;
+  /// with --exec, opens the children's output files (their stdout and stderr pipes go to
+  /// `collector` once start_outputs() starts them).
   Status open(ExecCollector* collector);
   /// After a failed open() of a fresh run: closes every sink and removes the files that open()
   /// created (files that were there before are left), so that a retry finds DIR as it was.
   void remove_created_files();
   const std::vector<std::string>& created_files() const { return created_; }
-  /// After open() of a resumed run, once every owner's open() passed: cuts each output back to
-  /// its checkpoint (see Sink::cut_back).
-  Status cut_back();
+  /// Once every owner's open() passed: starts the --exec children (after ending the line a
+  /// crash cut short in a resumed child's output), and cuts each output of a resumed run back
+  /// to its checkpoint (see Sink::cut_back). So a run refused over one output changes none,
+  /// not even by a child that writes as its input ends.
+  Status start_outputs();
   /// Writes this owner's share of `chunk`. Under --on-bad fail, returns the bad line's error.
   Status apply(const Chunk& chunk);
   /// Hands every buffer to the kernel and reports this owner's part of a checkpoint after the
@@ -95,9 +99,17 @@ class PartitionOwner {
   bool owns(uint32_t partition) const { return partition % count_ == index_; }
   bool writes_dead_letters() const { return index_ == 0; }
   Output& output_of(uint32_t partition);
+  /// An --exec child that open() prepared and start_outputs() starts.
+  struct PendingChild {
+    std::string label;  // in messages, and its stderr's prefix
+    std::vector<std::pair<std::string, std::string>> env;
+    FileDescriptor output_file;  // its stdout (none with -o -)
+    std::string output_path;
+    bool end_line = false;  // the file ends within a line that a crash cut short
+  };
   Status open_exec_output(const std::string& label, const std::string& file_name,
-                          std::vector<std::pair<std::string, std::string>> env,
-                          ExecCollector& collector);
+                          std::vector<std::pair<std::string, std::string>> env);
+  Status start_child(PendingChild& child);
   Status append_event(const Chunk& chunk, uint32_t line, uint32_t partition);
   /// Partition `partition`'s lines order[begin..end) of `chunk`, without --annotate.
   Status append_lines(const Chunk& chunk, uint32_t partition, uint32_t begin, uint32_t end);
@@ -122,10 +134,9 @@ class PartitionOwner {
   void set_flush_point(Output& output) const;
   /// An empty buffer for a new output, in arena_.
   std::pmr::string new_buffer() { return std::pmr::string(arena_.get()); }
-  /// A new output writing to `sink`, its buffers in arena_.
-  Output new_output(std::unique_ptr<Sink> sink) {
-    return Output{new_buffer(), new_buffer(), std::move(sink)};
-  }
+  /// Adds the output of the next partition (or the one output) this owner writes, to `sink`,
+  /// its buffers in arena_.
+  void add_output(std::unique_ptr<Sink> sink);
   Status handle_bad_lines(const Chunk& chunk);
   Status write_long_dead_letter(const DeadLetter& letter);  // to standard error
   Status sync_dead_letters();  // --commit sync: fsync the dead-letter file (with --exec)
@@ -141,6 +152,8 @@ class PartitionOwner {
   std::unique_ptr<OutputArena> arena_;  // the outputs' buffers (made before, gone after them)
   std::vector<Output> outputs_;      // partition p's is outputs_[p / count_], or the one output
                                      // (-o - without --exec, or --exec-per worker)
+  std::vector<PendingChild> children_;  // between open() and start_outputs()
+  ExecCollector* collector_ = nullptr;  // gets the children's stdout (-o -) and stderr
   DeadLetterOutput dead_letters_;    // owner 0 only
   std::unique_ptr<ZstdContext> zstd_;
   RunStats stats_;

@@ -608,20 +608,6 @@ mkdir -p file-state && touch file-state/.keyshard
 run_status ks resume file-state
 expect_eq "$STATUS" 2 "resume with a file for DIR/.keyshard"
 expect_contains "$ERR" "file-state/.keyshard: is not a directory" "the message names it"
-# A checkpoint edited and signed again (its checksum is XXH3-64 of the bytes before it) with a
-# recorded -j or -n out of range is refused, not run with 100,000 threads.
-resign() {  # resign FILE: a valid checksum for the edited text
-  python3 - "$1" <<'PY'
-import ctypes, re, sys
-xxh = ctypes.CDLL("libxxhash.so.0")
-xxh.XXH3_64bits.restype = ctypes.c_uint64
-xxh.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
-text = open(sys.argv[1], "rb").read()
-body = text[:text.index(b'  "checksum": "')]
-sign = b'  "checksum": "%016x"\n}\n' % xxh.XXH3_64bits(body, len(body))
-open(sys.argv[1], "wb").write(body + sign)
-PY
-}
 # A run recorded with a --hot-keys SHARE below the floor (0.01%), from before there was one, goes
 # on; a new run with that SHARE is refused.
 rm -rf tiny-share && ks split -q -k user_id -n 8 --hot-keys auto:1% --incremental -o tiny-share \
@@ -635,10 +621,11 @@ expect_eq "$STATUS" 0 "an --incremental run recorded with auto:0.005%: $ERR"
 run_status ks split -q -k user_id -n 8 --hot-keys auto:0.005% -o tiny-new few-events.ndjson
 expect_eq "$STATUS" 2 "a new run with auto:0.005%"
 expect_contains "$ERR" "SHARE from 0.01%" "the floor"
+# A checkpoint edited and signed again (its checksum is XXH3-64 of the bytes before it) with a
+# recorded -j or -n out of range is refused, not run with 100,000 threads.
 for edit in 's/"threads":[0-9]*/"threads":100000/' 's/"partitions":[0-9]*/"partitions":0/'; do
   rm -rf resigned && cp -r reference resigned
-  sed -i 's/"complete": true/"complete": false/' resigned/.keyshard/checkpoint.json
-  resign resigned/.keyshard/checkpoint.json
+  unfinish resigned
   ks verify -q resigned  # signed again: accepted as it stands
   sed -i "$edit" resigned/.keyshard/checkpoint.json
   resign resigned/.keyshard/checkpoint.json
@@ -651,8 +638,7 @@ done
 # before all of them passed their checks (here the last partition's file is gone, and the first
 # holds bytes written after the checkpoint, which a resume would cut).
 rm -rf refused refused-before && cp -r reference refused
-sed -i 's/"complete": true/"complete": false/' refused/.keyshard/checkpoint.json
-resign refused/.keyshard/checkpoint.json
+unfinish refused
 echo '{"user_id":"after the checkpoint"}' >> refused/part-00000.ndjson
 rm refused/part-00007.ndjson
 cp -a refused refused-before

@@ -449,6 +449,31 @@ PY
 done
 pass "--exec output that is not text is left whole by resume"
 
+# No child starts before every output and the dead-letter file passed their checks: a resume
+# refused over one of them leaves every output as it was, even with children that write as their
+# input ends (wc -l would add a count to each); a run that fails as it opens its outputs prints
+# nothing on standard output.
+{ head -n 40 events.ndjson; echo 'not an event'; sed -n '41,80p' events.ndjson; } > with-bad.ndjson
+ks split -q -k user_id -n 4 --exec 'wc -l' -o exec-refused with-bad.ndjson
+unfinish exec-refused
+sed -i '1s/^./X/' exec-refused/dead-letter.ndjson
+cp -a exec-refused exec-refused-before
+for threads in 1 2; do
+  run_status ks resume -j "$threads" exec-refused
+  expect_eq "$STATUS" 1 "--exec resume -j $threads with the dead-letter file changed"
+  expect_contains "$ERR" "exec-refused/dead-letter.ndjson: was changed since the checkpoint" \
+    "--exec resume -j $threads: the changed file is named"
+  run_status diff -r --exclude=lock exec-refused-before exec-refused
+  expect_eq "$STATUS" 0 "--exec resume -j $threads refused: every file is as it was: $OUT"
+done
+mkdir -p a-directory
+run_status ks split -q -k user_id -n 3 --exec 'echo started' -o - --dead-letter a-directory \
+  with-bad.ndjson
+expect_eq "$STATUS" 1 "--exec -o - with a directory for --dead-letter"
+expect_contains "$ERR" "a-directory: cannot create: Is a directory" "the directory is named"
+expect_eq "$OUT" "" "no child started, so nothing on standard output"
+pass "--exec: a run refused or failed as it opens its outputs starts no child"
+
 # After an orderly end, an output is left as its child ended it: a later --incremental run
 # appends to output that is not lines (no newline put in between).
 printf '{"user_id":"a"}\n{"user_id":"a"}\n' > counted.ndjson

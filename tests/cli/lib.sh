@@ -65,6 +65,28 @@ summary_field() {
 
 pass() { echo "ok: $*"; }
 
+# resign FILE: gives the checkpoint FILE, edited by a test, a valid checksum again (XXH3-64 of
+# the bytes before it).
+resign() {
+  python3 - "$1" <<'PY'
+import ctypes, sys
+xxh = ctypes.CDLL("libxxhash.so.0")
+xxh.XXH3_64bits.restype = ctypes.c_uint64
+xxh.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+text = open(sys.argv[1], "rb").read()
+body = text[:text.index(b'  "checksum": "')]
+sign = b'  "checksum": "%016x"\n}\n' % xxh.XXH3_64bits(body, len(body))
+open(sys.argv[1], "wb").write(body + sign)
+PY
+}
+
+# unfinish DIR: makes the checkpoint of the finished run in DIR that of a run cut short, as a
+# crash after its last checkpoint would leave it.
+unfinish() {
+  sed -i 's/"complete": true/"complete": false/' "$1/.keyshard/checkpoint.json"
+  resign "$1/.keyshard/checkpoint.json"
+}
+
 # wait_until CMD...: runs CMD every 10 ms until it succeeds (status 0), for up to 120 s; the
 # status is 1 if it never did. For a state a background run reaches at a pace the machine sets
 # (a sanitizer build on a busy machine can take many times as long), never a fixed sleep.
