@@ -35,8 +35,9 @@ class PartitionOwner {
   /// with --exec, opens the children's output files (their stdout and stderr pipes go to
   /// `collector` once start_outputs() starts them).
   Status open(ExecCollector* collector);
-  /// After a failed open() of a fresh run: closes every sink and removes the files that open()
-  /// created (files that were there before are left), so that a retry finds DIR as it was.
+  /// After a failed open() or start_outputs() of a fresh run: closes every sink (ending the
+  /// children started) and removes the files that open() created (files that were there before
+  /// are left), so that a retry finds DIR as it was.
   void remove_created_files();
   const std::vector<std::string>& created_files() const { return created_; }
   /// Once every owner's open() passed: starts the --exec children (after ending the line a

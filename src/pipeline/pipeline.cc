@@ -91,13 +91,17 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   std::vector<std::unique_ptr<PartitionOwner>> owners;
   auto failed_to_open = [&](Status status) {
     result.status = std::move(status);
-    // Nothing was written: what this run created goes, so that a retry needs no --force.
+    // Children started before one that could not be are ended below, by closing their input;
+    // the collector drains what they print meanwhile, so that none blocks on a full pipe while
+    // keyshard waits for it to exit.
+    try {
+      if (collector) collector->start();
+    } catch (const std::system_error&) {  // (then a child that prints much may keep us waiting)
+    }
+    // keyshard wrote nothing: what this run created goes, so that a retry needs no --force.
     for (const auto& owner : owners) owner->remove_created_files();
     owners.clear();  // closes the children's input, so that they end
-    if (collector) {
-      collector->start();
-      (void)collector->join();
-    }
+    if (collector) (void)collector->join();
     return result;
   };
   for (unsigned w = 0; w < workers; ++w) {

@@ -451,8 +451,8 @@ pass "--exec output that is not text is left whole by resume"
 
 # No child starts before every output and the dead-letter file passed their checks: a resume
 # refused over one of them leaves every output as it was, even with children that write as their
-# input ends (wc -l would add a count to each); a run that fails as it opens its outputs prints
-# nothing on standard output.
+# input ends (wc -l would add a count to each); a run that fails over one of them as it opens
+# its outputs prints nothing on standard output.
 { head -n 40 events.ndjson; echo 'not an event'; sed -n '41,80p' events.ndjson; } > with-bad.ndjson
 ks split -q -k user_id -n 4 --exec 'wc -l' -o exec-refused with-bad.ndjson
 unfinish exec-refused
@@ -473,6 +473,22 @@ expect_eq "$STATUS" 1 "--exec -o - with a directory for --dead-letter"
 expect_contains "$ERR" "a-directory: cannot create: Is a directory" "the directory is named"
 expect_eq "$OUT" "" "no child started, so nothing on standard output"
 pass "--exec: a run refused or failed as it opens its outputs starts no child"
+
+# A child that cannot be started once others were (a limit of processes reached part-way): the run
+# fails naming it, and does not wait forever on the children started, which print more than a
+# pipe holds (the collector drains them as they end). The third fork fails: -j 2 makes it
+# partition 4's, owner 0 starting 0, 2 and 4. (A sanitizer's runtime asks to come first among
+# the libraries; the preloaded one comes before it.)
+: "${FORK_FAILER:?set FORK_FAILER to the fork_failer library}"
+run_status timeout 60 env FAIL_FORK_AT=3 LD_PRELOAD="$FORK_FAILER" \
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+  "$KEYSHARD" split -q -k user_id -n 6 -j 2 -o fork-failed \
+  --exec 'seq 30000 >&2; cat > /dev/null' few.ndjson
+expect_eq "$STATUS" 1 "a child that cannot start after two did: exit status (124: it hung)"
+expect_contains "$ERR" "keyshard: partition 4: cannot start /bin/sh: " \
+  "a child that cannot start: which, and why"
+expect_contains "$ERR" "[partition 2] 30000" "the children started were heard to their end"
+pass "--exec: a child that cannot start after others did ends the run"
 
 # After an orderly end, an output is left as its child ended it: a later --incremental run
 # appends to output that is not lines (no newline put in between).
