@@ -93,10 +93,12 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     result.status = std::move(status);
     // Children started before one that could not be are ended below, by closing their input;
     // the collector drains what they print meanwhile, so that none blocks on a full pipe while
-    // keyshard waits for it to exit.
+    // keyshard waits for it to exit. Without a thread for it (the limit of processes that
+    // stopped a child stops a thread too), the pipes are closed unread instead.
     try {
       if (collector) collector->start();
-    } catch (const std::system_error&) {  // (then a child that prints much may keep us waiting)
+    } catch (const std::system_error&) {
+      collector->discard();
     }
     // keyshard wrote nothing: what this run created goes, so that a retry needs no --force.
     for (const auto& owner : owners) owner->remove_created_files();

@@ -27,6 +27,9 @@ class ExecCollector {
   void add_stderr(FileDescriptor reader, std::string label);
 
   void start();
+  /// Instead of start(), where no thread can be had: closes every pipe unread, so that a child
+  /// that writes to one gets EPIPE (or SIGPIPE) and ends, rather than waits for a reader.
+  void discard() { streams_.clear(); }
   /// Waits until every pipe has reached its end (every child has exited or closed them).
   Status join();
 

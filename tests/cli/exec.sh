@@ -476,18 +476,25 @@ pass "--exec: a run refused or failed as it opens its outputs starts no child"
 
 # A child that cannot be started once others were (a limit of processes reached part-way): the run
 # fails naming it, and does not wait forever on the children started, which print more than a
-# pipe holds (the collector drains them as they end). The third fork fails: -j 2 makes it
-# partition 4's, owner 0 starting 0, 2 and 4. (A sanitizer's runtime asks to come first among
-# the libraries; the preloaded one comes before it.)
+# pipe holds. The third fork fails: -j 2 makes it partition 4's, owner 0 starting 0, 2 and 4. The
+# collector drains the children started as they end; where no thread can be started either (the
+# same limit), their pipes are closed unread. (A sanitizer's runtime asks to come first among the
+# libraries; the preloaded one comes before it. A run that hangs ignores the first SIGTERM, as
+# an orderly stop: -k.)
 : "${FORK_FAILER:?set FORK_FAILER to the fork_failer library}"
-run_status timeout 60 env FAIL_FORK_AT=3 LD_PRELOAD="$FORK_FAILER" \
-  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
-  "$KEYSHARD" split -q -k user_id -n 6 -j 2 -o fork-failed \
-  --exec 'seq 30000 >&2; cat > /dev/null' few.ndjson
-expect_eq "$STATUS" 1 "a child that cannot start after two did: exit status (124: it hung)"
-expect_contains "$ERR" "keyshard: partition 4: cannot start /bin/sh: " \
-  "a child that cannot start: which, and why"
-expect_contains "$ERR" "[partition 2] 30000" "the children started were heard to their end"
+preload_asan_options="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+for threads_too in "" 1; do
+  what="a child that cannot start after two did${threads_too:+, nor a thread}"
+  run_status timeout -k 5 60 env FAIL_FORK_AT=3 FAIL_THREADS_TOO="$threads_too" \
+    LD_PRELOAD="$FORK_FAILER" ASAN_OPTIONS="$preload_asan_options" \
+    "$KEYSHARD" split -q -k user_id -n 6 -j 2 -o "fork-failed$threads_too" \
+    --exec 'seq 30000 >&2; cat > /dev/null' few.ndjson
+  expect_eq "$STATUS" 1 "$what: exit status (124 or 137: it hung)"
+  expect_contains "$ERR" "keyshard: partition 4: cannot start /bin/sh: " "$what: which, and why"
+  if [ -z "$threads_too" ]; then
+    expect_contains "$ERR" "[partition 2] 30000" "$what: the children started were heard out"
+  fi
+done
 pass "--exec: a child that cannot start after others did ends the run"
 
 # After an orderly end, an output is left as its child ended it: a later --incremental run
