@@ -100,7 +100,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     } catch (const std::system_error&) {
       collector->discard();
     }
-    // keyshard wrote nothing: what this run created goes, so that a retry needs no --force.
+    // No event was written: what this run created goes, so that a retry needs no --force.
     for (const auto& owner : owners) owner->remove_created_files();
     owners.clear();  // closes the children's input, so that they end
     if (collector) (void)collector->join();
