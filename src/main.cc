@@ -124,6 +124,35 @@ std::optional<std::string> misspelt_value(int argc, char** argv) {
   return std::nullopt;
 }
 
+// A long option given with one dash ("-key user_id", "-hash crc32"). CLI11 reads such a word as
+// short options run together: "-k ey", a key nobody meant, with "user_id" taken for an input;
+// "-h ...", the help, after which the run exits 0 having done nothing. Refused, naming the option
+// (-help, a request for the help either way, is left to show it).
+std::optional<std::string> one_dash_long_option(CLI::App& app, int argc, char** argv) {
+  CLI::App* command = nullptr;
+  for (CLI::App* sub : app.get_subcommands({})) {
+    if (argc > 1 && sub->get_name() == argv[1]) command = sub;
+  }
+  if (command == nullptr) return std::nullopt;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") break;
+    if (word.size() < 3 || word[0] != '-' || word[1] == '-') continue;
+    const std::string name(word.substr(1, word.find('=') - 1));
+    const CLI::Option* option = command->get_option_no_throw("--" + name);
+    if (name == "help" || option == nullptr) continue;
+    std::string message = fmt::format("{}: a long option takes two dashes: --{}", word, name);
+    // What one dash would have given, where that is an option with a value ("-k ey").
+    const CLI::Option* short_option = command->get_option_no_throw(std::string("-") + word[1]);
+    if (short_option != nullptr && short_option->get_expected_min() > 0) {
+      message += fmt::format(" (for -{} with the value '{}', write -{} {})", word[1],
+                             word.substr(2), word[1], word.substr(2));
+    }
+    return message;
+  }
+  return std::nullopt;
+}
+
 // CLI11's wording of an option given twice or without its value, said plainly.
 std::string plain_cli11_text(std::string text) {
   static const std::string kTwice = ": At Most 1 required but received ";
@@ -301,7 +330,10 @@ int main(int argc, char** argv) {
   }
 
   const bool help = help_requested(argc, argv);
-  if (const auto misspelt = help ? std::nullopt : misspelt_value(argc, argv)) {
+  std::optional<std::string> misspelt;
+  if (!help) misspelt = misspelt_value(argc, argv);
+  if (!help && !misspelt) misspelt = one_dash_long_option(app, argc, argv);
+  if (misspelt) {
     std::fprintf(stderr, "keyshard: %s\n", misspelt->c_str());
     return keyshard::kExitUsage;
   }

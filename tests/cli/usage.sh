@@ -277,6 +277,27 @@ run_status ks which -n 8 --skip a
 [[ "$ERR" != *"did you mean"* ]] || fail "--skip: no value offered for an option: $ERR"
 pass "misread values, repeated options, suggestions"
 
+# A long option with one dash: -key would run with the key "ey" (the key path taken for an
+# input), -hash would print the help and exit 0 having written nothing.
+check_usage "-key: a long option takes two dashes: --key (for -k with the value 'ey', write -k ey)" \
+  split -key id -n 2 -o one-dash in.ndjson
+check_usage "-hash: a long option takes two dashes: --hash" \
+  split -k id -n 2 -hash crc32 -o one-dash in.ndjson
+[[ "$ERR" != *"for -h"* ]] || fail "-hash: -h takes no value, so none is offered: $ERR"
+[[ ! -e one-dash ]] || fail "a refused one-dash option wrote one-dash/"
+check_usage "-hash=md5: a long option takes two dashes: --hash" which -n 8 -hash=md5 a
+check_usage "-from: a long option takes two dashes: --from" plan -k id -from 2 --to 3 in.ndjson
+# -help is a request for the help either way; a word after -- is an input, whatever it spells.
+run_status ks split -help
+expect_eq "$STATUS" 0 "-help: exit status"
+expect_contains "$OUT" "Usage: keyshard split" "-help shows the help"
+printf '{"id":"k"}\n' > ./-key
+run_status ks split -q -k id -n 2 -o - -- -key
+expect_eq "$STATUS" 0 "-- -key: exit status"
+expect_eq "$OUT" '{"id":"k"}' "-- -key is read as an input"
+rm ./-key
+pass "a long option with one dash"
+
 # Standard input at a terminal (no input named): the run says it is reading it (and ends at the
 # ^D typed there).
 out=$(printf '\004' | timeout 30 script -qc "'$KEYSHARD' split -k id -n 2 -q -o tty-out" /dev/null)
