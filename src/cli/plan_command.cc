@@ -6,6 +6,7 @@
 #include "cli/run_report.h"
 #include "cli/split_config.h"
 #include "insight/resize_plan.h"
+#include "util/interrupt.h"
 
 namespace keyshard {
 
@@ -39,13 +40,15 @@ Status run_plan(const PlanOptions& options) {
   if (Status status = make_input_config(input, config); !status) return status;
   if (Status status = check_standard_input(config); !status) return status;
   ResizePlan plan;
+  // ^C (SIGTERM, SIGHUP) stops the reading: the plan then covers the lines read, and says so.
+  catch_interrupts();
   if (Status status = compute_resize_plan(config, options.from, options.to, plan); !status) {
     return status;
   }
   const std::string report = options.json ? format_plan_json(plan) : format_plan_text(plan);
   std::fwrite(report.data(), 1, report.size(), stdout);
   warn_if_no_line_has_the_key(config.keys, plan.events, plan.missing_key);
-  return {};
+  return interrupted_report(plan.interrupted, plan.lines);
 }
 
 }  // namespace keyshard

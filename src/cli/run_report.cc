@@ -17,6 +17,7 @@
 #include "insight/summary.h"
 #include "sinks/output_directory.h"
 #include "util/interrupt.h"
+#include "util/number_text.h"
 
 namespace keyshard {
 namespace {
@@ -148,6 +149,15 @@ void warn_of_salt_keys_unseen(const RunConfig& config, const RunStats& stats) {
 }
 
 }  // namespace
+
+Status interrupted_report(int signal_number, uint64_t lines) {
+  if (signal_number == 0) return {};
+  return Status::error(fmt::format("interrupted by {}: the report covers the {} line{} read "
+                                   "before it",
+                                   interrupt_signal_name(signal_number), with_commas(lines),
+                                   lines == 1 ? "" : "s"),
+                       {}, kExitInterrupted + signal_number);
+}
 
 Status interrupted_before_start(int signal_number) {
   return Status::error("interrupted before the run began: no input was read", {},

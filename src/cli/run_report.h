@@ -22,4 +22,8 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
 /// A run stopped by SIGINT, SIGTERM or SIGHUP before it began: nothing was read, nor written.
 Status interrupted_before_start(int signal_number);
 
+/// The end of a stats or plan whose reading `signal_number` stopped (0: none did) after `lines`
+/// lines: its report covers those, as it says; the status is 128 + the signal.
+Status interrupted_report(int signal_number, uint64_t lines);
+
 }  // namespace keyshard

@@ -8,6 +8,7 @@
 #include "cli/split_config.h"
 #include "insight/stats_report.h"
 #include "pipeline/pipeline.h"
+#include "util/interrupt.h"
 
 namespace keyshard {
 
@@ -42,14 +43,17 @@ Status run_stats(const StatsOptions& options) {
   if (Status status = check_standard_input(config); !status) return status;
   config.dry_run = true;
   config.on_bad = BadLinePolicy::kSkip;
+  // ^C (SIGTERM, SIGHUP) stops the reading: the report then covers the lines read, and says so.
+  catch_interrupts();
   RunResult result = run_pipeline(config);
   if (!result.status) return result.status;
-  StatsRequest request{options.top, options.sub_keys, isatty(STDOUT_FILENO) == 1};
+  StatsRequest request{options.top, options.sub_keys, isatty(STDOUT_FILENO) == 1,
+                       result.interrupted};
   const std::string report = options.json ? format_stats_json(result.stats, config, request)
                                           : format_stats_text(result.stats, config, request);
   std::fwrite(report.data(), 1, report.size(), stdout);
   warn_if_no_line_has_the_key(config.keys, result.stats);
-  return {};
+  return interrupted_report(result.interrupted, result.stats.lines_read);
 }
 
 }  // namespace keyshard

@@ -13,6 +13,7 @@
 #include "input/chunk_reader.h"
 #include "insight/run_stats.h"
 #include "keys/key_extractor.h"
+#include "util/interrupt.h"
 
 namespace keyshard {
 namespace {
@@ -50,7 +51,9 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
   Chunk chunk;
   Status status;
   std::vector<uint64_t> input_lines(config.inputs.size() + 1);  // per input: lines read so far
-  while (reader.next(chunk, status)) {
+  // (A signal stops the reading, before a chunk or by cutting a read short; one that comes once
+  // the input has been read stops nothing.)
+  while ((plan.interrupted = interrupt_signal()) == 0 && reader.next(chunk, status)) {
     input_lines.at(chunk.input) += chunk.line_count();
     const size_t readable_end = chunk.readable_end();
     for (size_t i = 0; i < chunk.line_count(); ++i) {
@@ -73,6 +76,9 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
       }
       ++entry->second.events;
     }
+  }
+  if (!status && plan.interrupted == 0 && (plan.interrupted = interrupt_signal()) != 0) {
+    status = {};  // a read cut short
   }
   if (!status && reader.failed_line()) {
     // Every line before it was read: their count gives its number, as split and stats say.
@@ -98,10 +104,14 @@ std::string format_plan_text(const ResizePlan& plan) {
   std::string out;
   auto it = std::back_inserter(out);
   fmt::format_to(it,
-                 "keyshard plan: {} -> {} partitions, over {} event{} and {} distinct key{}\n\n",
+                 "keyshard plan: {} -> {} partitions, over {} event{} and {} distinct key{}\n",
                  plan.from, plan.to, plan.events, plan.events == 1 ? "" : "s", plan.distinct_keys,
                  plan.distinct_keys == 1 ? "" : "s");
-  out += "partitioner   keys moved   events moved\n";
+  if (plan.interrupted != 0) {
+    fmt::format_to(it, "interrupted by {}: the rest of the input was not read\n",
+                   interrupt_signal_name(plan.interrupted));
+  }
+  out += "\npartitioner   keys moved   events moved\n";
   const ResizeFigures* best = nullptr;
   for (const ResizeFigures& figures : plan.per_hash) {
     fmt::format_to(it, "{:<11} {:>11.1f}% {:>13.1f}%\n", hash_name(figures.hash),
@@ -165,9 +175,11 @@ std::string format_plan_json(const ResizePlan& plan) {
   std::string out;
   auto it = std::back_inserter(out);
   fmt::format_to(it,
-                 "{{\n  \"from\": {},\n  \"to\": {},\n  \"lines\": {},\n  \"events\": {},\n"
-                 "  \"distinct_keys\": {},\n  \"ideal_share\": {:.6f},\n  \"partitioners\": [",
-                 plan.from, plan.to, plan.lines, plan.events, plan.distinct_keys, plan.ideal());
+                 "{{\n  \"from\": {},\n  \"to\": {},\n  \"complete\": {},\n  \"lines\": {},\n"
+                 "  \"events\": {},\n  \"distinct_keys\": {},\n  \"ideal_share\": {:.6f},\n"
+                 "  \"partitioners\": [",
+                 plan.from, plan.to, plan.interrupted == 0, plan.lines, plan.events,
+                 plan.distinct_keys, plan.ideal());
   for (size_t h = 0; h < plan.per_hash.size(); ++h) {
     const ResizeFigures& figures = plan.per_hash[h];
     fmt::format_to(it,

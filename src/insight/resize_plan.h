@@ -27,10 +27,12 @@ struct ResizePlan {
   uint64_t missing_key = 0;    // lines (JSON objects, or delimited lines) without it
   uint64_t distinct_keys = 0;
   std::vector<ResizeFigures> per_hash;  // in the order of --hash's canonical names
+  int interrupted = 0;         // the signal that stopped the reading: the plan covers the lines read
   double ideal() const;        // |M - N| / max(M, N)
 };
 
-/// Reads `config.inputs` once (one 64-bit hash per distinct key is kept in memory).
+/// Reads `config.inputs` once (one 64-bit hash per distinct key is kept in memory). SIGINT,
+/// SIGTERM or SIGHUP (see util/interrupt.h) stops the reading, and the plan covers the lines read.
 Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, ResizePlan& plan);
 
 std::string format_plan_text(const ResizePlan& plan);

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "hash/partitioner.h"
+#include "util/interrupt.h"
 #include "util/json_text.h"
 #include "util/number_text.h"
 
@@ -45,6 +46,10 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
                  stats.lines_read == 1 ? "" : "s",
                  stats.inputs.size(), stats.inputs.size() == 1 ? "" : "s", config.partitions,
                  config.partitions == 1 ? "" : "s", hash_name(config.hash));
+  if (request.interrupted != 0) {
+    fmt::format_to(it, "interrupted by {}: the rest of the input was not read\n",
+                   interrupt_signal_name(request.interrupted));
+  }
   if (stats.bad_lines() > 0) {
     out += "bad lines:";
     for (int r = 0; r < kBadReasonCount; ++r) {
@@ -120,10 +125,10 @@ std::string format_stats_json(const RunStats& stats, const RunConfig& config,
     out += i ? ", " : "";
     append_json_bytes(out, stats.inputs[i]);
   }
-  fmt::format_to(it, "],\n  \"hash\": \"{}\",\n  \"partitions\": {},\n  \"lines_read\": {},\n"
-                     "  \"events\": {},\n  \"bad_lines\": {{",
-                 hash_name(config.hash), config.partitions, stats.lines_read,
-                 stats.events_written());
+  fmt::format_to(it, "],\n  \"complete\": {},\n  \"hash\": \"{}\",\n  \"partitions\": {},\n"
+                     "  \"lines_read\": {},\n  \"events\": {},\n  \"bad_lines\": {{",
+                 request.interrupted == 0, hash_name(config.hash), config.partitions,
+                 stats.lines_read, stats.events_written());
   for (int r = 0; r < kBadReasonCount; ++r) {
     fmt::format_to(it, "{}\"{}\": {}", r ? ", " : "", bad_reason_name(static_cast<BadReason>(r)),
                    stats.bad_by_reason[r]);

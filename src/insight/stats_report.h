@@ -14,6 +14,7 @@ struct StatsRequest {
   size_t top = 10;          // heaviest keys to list (and to salt in the what-if)
   uint32_t sub_keys = 8;    // what-if: each listed key spread over this many sub-keys
   bool histogram = false;   // draw bars (on a terminal)
+  int interrupted = 0;      // the signal that stopped the reading: the report covers the lines read
 };
 
 struct SaltedSkew {

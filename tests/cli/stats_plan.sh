@@ -254,3 +254,55 @@ ks split --format line -n 4 --salt "$(printf 'a\xffb'):3" -o not-utf8 not-utf8.t
 expect_contains "$(cat not-utf8.err)" "salted base64:Yf9i over 3 sub-keys: 6 events" \
   "a --salt key that is not UTF-8"
 pass "stats and split reports: long keys, one event, keys not UTF-8"
+
+# ^C during stats or plan (here on a pipe that stays open after 1,000 lines): the reading stops,
+# and the report covers the lines read, says so, and matches the report of those lines alone;
+# the status is 130. (SIGINT as a run gets it when nothing ignores it: a background job of a
+# script is started with it ignored.)
+head -n 1000 events.ndjson > first-1000.ndjson
+pipe_drained() {  # FIFO: nothing written to it is left unread
+  python3 - "$1" <<'PY'
+import fcntl, os, struct, sys, termios
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+sys.exit(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0" * 4))[0] != 0)
+PY
+}
+interrupt_report() {  # REPORT-FILE COMMAND ARGS...: the command reads a pipe; ^C once it read it
+  local report=$1
+  shift
+  rm -f feed.fifo && mkfifo feed.fifo
+  env --default-signal=INT "$KEYSHARD" "$@" < feed.fifo > "$report" 2> "$report.err" &
+  local pid=$!
+  exec 3> feed.fifo
+  cat first-1000.ndjson >&3
+  wait_until pipe_drained feed.fifo || fail "$*: the pipe was not read"
+  kill -INT "$pid"
+  set +e; wait "$pid"; STATUS=$?; set -e
+  exec 3>&-
+  expect_eq "$STATUS" 130 "$* interrupted: exit status"
+  expect_contains "$(cat "$report.err")" \
+    "keyshard: interrupted by SIGINT (^C): the report covers the 1,000 lines read before it" \
+    "$* interrupted: the message"
+}
+interrupt_report stats-int.json stats -k user_id -n 8 --json
+ks stats -k user_id -n 8 --json first-1000.ndjson > stats-1000.json
+interrupt_report plan-int.json plan -k user_id --from 8 --to 9 --json
+ks plan -k user_id --from 8 --to 9 --json first-1000.ndjson > plan-1000.json
+python3 - stats-int.json stats-1000.json plan-int.json plan-1000.json <<'PY'
+import json, sys
+stats_int, stats_all, plan_int, plan_all = (json.load(open(path)) for path in sys.argv[1:])
+assert stats_int["complete"] is False and stats_all["complete"] is True, stats_int
+assert plan_int["complete"] is False and plan_all["complete"] is True, plan_int
+for interrupted, whole in ((stats_int, stats_all), (plan_int, plan_all)):
+    del interrupted["complete"], whole["complete"]
+    interrupted.pop("inputs", None), whole.pop("inputs", None)
+    assert interrupted == whole, (interrupted, whole)
+assert stats_int["lines_read"] == 1000 and plan_int["lines"] == 1000
+PY
+interrupt_report stats-int.txt stats -k user_id -n 8
+expect_contains "$(sed -n 2p stats-int.txt)" \
+  "interrupted by SIGINT (^C): the rest of the input was not read" "the text report says so"
+interrupt_report plan-int.txt plan -k user_id --from 8 --to 9
+expect_contains "$(sed -n 2p plan-int.txt)" \
+  "interrupted by SIGINT (^C): the rest of the input was not read" "the text plan says so"
+pass "stats and plan stopped by ^C report on the lines read"
