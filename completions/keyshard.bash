@@ -4,6 +4,8 @@
 
 _keyshard_top_flags='-h --help -V --version'
 _keyshard_commands='split resume verify stats plan which'
+# keyshard help [COMMAND]: the help of COMMAND, or of all.
+_keyshard_words="$_keyshard_commands help"
 
 # Every flag of each subcommand; those that take a value are listed in _keyshard_takes_value.
 # split, stats and plan share the input and key options; split and stats share partitioning.
@@ -137,8 +139,12 @@ _keyshard() {
     if [[ $cur == -* ]]; then
       _keyshard_reply -W "$_keyshard_top_flags" -- "$cur"
     else
-      _keyshard_reply -W "$_keyshard_commands" -- "$cur"
+      _keyshard_reply -W "$_keyshard_words" -- "$cur"
     fi
+    return
+  fi
+  if [[ $command == help ]]; then
+    [[ ${#words[@]} -eq 2 ]] && _keyshard_reply -W "$_keyshard_commands" -- "$cur"
     return
   fi
 

@@ -35,6 +35,10 @@ end
 complete -c keyshard -f
 
 # The top level.
+complete -c keyshard -n 'not __keyshard_command' -a help \
+    -d 'Print the help of a command, or of all'
+complete -c keyshard -n '__keyshard_using help; and test (count (commandline -opc)) -eq 2' \
+    -a 'split resume verify stats plan which'
 complete -c keyshard -n 'not __keyshard_command' -a split \
     -d 'Partition events by key into N ordered streams'
 complete -c keyshard -n 'not __keyshard_command' -a resume \

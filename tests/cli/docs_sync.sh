@@ -162,7 +162,10 @@ bash_offers() {
 
 if load="$(bash --norc --noprofile -c 'source "$1" && complete -p keyshard' bash \
   "$bash_completion" 2>&1)"; then
-  compare "bash, 'keyshard <Tab>'" "$(printf '%s\n' "${commands[@]}")" "$(bash_offers 'keyshard ')"
+  compare "bash, 'keyshard <Tab>'" "$(printf '%s\n' "${commands[@]}" help)" \
+    "$(bash_offers 'keyshard ')"
+  compare "bash, 'keyshard help <Tab>'" "$(printf '%s\n' "${commands[@]}")" \
+    "$(bash_offers 'keyshard help ')"
   compare "bash, 'keyshard -<Tab>'" "${flags_of[-]}" "$(bash_offers 'keyshard -')"
   for command in "${commands[@]}"; do
     compare "bash, 'keyshard $command -<Tab>'" "${flags_of[$command]}" \
@@ -205,8 +208,10 @@ if command -v fish >/dev/null; then
   # shellcheck disable=SC2016
   load="$(fish --no-config -c 'source $argv[1]' "$fish_completion" 2>&1)"
   if [[ $? -eq 0 && -z "$load" ]]; then
-    compare "fish, 'keyshard <Tab>'" "$(printf '%s\n' "${commands[@]}")" \
+    compare "fish, 'keyshard <Tab>'" "$(printf '%s\n' "${commands[@]}" help)" \
       "$(fish_offers 'keyshard ' | grep -v '^-')"
+    compare "fish, 'keyshard help <Tab>'" "$(printf '%s\n' "${commands[@]}")" \
+      "$(fish_offers 'keyshard help ')"
     compare "fish, 'keyshard -<Tab>'" "${flags_of[-]}" "$(fish_offers 'keyshard -')"
     for command in "${commands[@]}"; do
       compare "fish, 'keyshard $command -<Tab>'" "${flags_of[$command]}" \
