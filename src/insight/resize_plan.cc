@@ -8,9 +8,9 @@
 #include <cmath>
 #include <string_view>
 #include <vector>
-#include <unordered_map>
 
 #include "input/chunk_reader.h"
+#include "insight/key_sample.h"
 #include "insight/run_stats.h"
 #include "keys/key_extractor.h"
 #include "util/interrupt.h"
@@ -22,7 +22,18 @@ constexpr HashKind kAllHashes[] = {HashKind::kMurmur2, HashKind::kCrc32, HashKin
                                    HashKind::kMd5,     HashKind::kXxh3,  HashKind::kJump};
 constexpr size_t kHashCount = std::size(kAllHashes);
 constexpr uint64_t kKeysToTellApart = 100;  // fewer distinct keys: shares are mostly chance
+// Distinct keys counted one by one; past this many, a sample of them (see insight/key_sample.h):
+// at most 32 MiB, however many keys the input holds.
+constexpr size_t kKeySampleCapacity = size_t{1} << 20;
+// The keys' hashes for the sample are seeded apart from those of xxh3 and jump, which hash the
+// key with XXH3 unseeded: the sample then favours no partition of theirs.
+constexpr uint64_t kKeySampleSeed = 0x6b657973616d706cull;
 
+// A count of the sample's keys scaled to the input: times 2^level, at most UINT64_MAX.
+uint64_t scaled_up(uint64_t count, unsigned level) {
+  if (count == 0) return 0;
+  return level < 64 && count <= UINT64_MAX >> level ? count << level : UINT64_MAX;
+}
 
 }  // namespace
 
@@ -41,11 +52,18 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
     after.emplace_back(hash, to);
     plan.per_hash.push_back(ResizeFigures{hash});
   }
-  struct KeyFacts {
-    uint64_t events = 0;
-    uint8_t moved = 0;  // bit h: the key changes partition under kAllHashes[h]
+  // Per key, bit h of its flags: the key changes partition under kAllHashes[h]. A key in the
+  // sample has them worked out once; any other key, at each of its events.
+  KeySample keys(kKeySampleCapacity);
+  const auto moves = [&](std::string_view key) {
+    uint8_t moved = 0;
+    for (size_t h = 0; h < kHashCount; ++h) {
+      if (before[h].partition_of(key) != after[h].partition_of(key)) {
+        moved |= static_cast<uint8_t>(1u << h);
+      }
+    }
+    return moved;
   };
-  std::unordered_map<uint64_t, KeyFacts> keys;
   KeyExtractor extractor(config.keys);
   ChunkReader reader(config.inputs, config.chunk_size, config.max_line_size);
   Chunk chunk;
@@ -65,16 +83,13 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
         continue;
       }
       ++plan.events;
-      auto [entry, added] =
-          keys.try_emplace(XXH3_64bits(extraction.key.data(), extraction.key.size()));
-      if (added) {
-        for (size_t h = 0; h < kHashCount; ++h) {
-          if (before[h].partition_of(extraction.key) != after[h].partition_of(extraction.key)) {
-            entry->second.moved |= static_cast<uint8_t>(1u << h);
-          }
-        }
-      }
-      ++entry->second.events;
+      bool first = false;
+      uint8_t* kept = keys.note(
+          XXH3_64bits_withSeed(extraction.key.data(), extraction.key.size(), kKeySampleSeed),
+          &first);
+      if (kept != nullptr && first) *kept = moves(extraction.key);
+      const uint8_t moved = kept != nullptr ? *kept : moves(extraction.key);
+      for (size_t h = 0; h < kHashCount; ++h) plan.per_hash[h].events_moved += (moved >> h) & 1;
     }
   }
   if (!status && plan.interrupted == 0 && (plan.interrupted = interrupt_signal()) != 0) {
@@ -88,14 +103,15 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
         .because(status.cause());
   }
   if (!status) return status;
-  plan.distinct_keys = keys.size();
-  for (const auto& [hash, facts] : keys) {
-    for (size_t h = 0; h < kHashCount; ++h) {
-      if (facts.moved & (1u << h)) {
-        ++plan.per_hash[h].keys_moved;
-        plan.per_hash[h].events_moved += facts.events;
-      }
-    }
+  plan.keys_in_sample = keys.size();
+  plan.sample_level = keys.level();
+  plan.distinct_keys = scaled_up(keys.size(), keys.level());
+  std::vector<uint64_t> moved_in_sample(kHashCount);
+  for (const uint8_t moved : keys.flags()) {
+    for (size_t h = 0; h < kHashCount; ++h) moved_in_sample[h] += (moved >> h) & 1u;
+  }
+  for (size_t h = 0; h < kHashCount; ++h) {
+    plan.per_hash[h].keys_moved = scaled_up(moved_in_sample[h], keys.level());
   }
   return {};
 }
@@ -104,9 +120,16 @@ std::string format_plan_text(const ResizePlan& plan) {
   std::string out;
   auto it = std::back_inserter(out);
   fmt::format_to(it,
-                 "keyshard plan: {} -> {} partitions, over {} event{} and {} distinct key{}\n",
-                 plan.from, plan.to, plan.events, plan.events == 1 ? "" : "s", plan.distinct_keys,
+                 "keyshard plan: {} -> {} partitions, over {} event{} and {}{} distinct key{}\n",
+                 plan.from, plan.to, plan.events, plan.events == 1 ? "" : "s",
+                 plan.sample_level == 0 ? "" : "about ", plan.distinct_keys,
                  plan.distinct_keys == 1 ? "" : "s");
+  if (plan.sample_level != 0) {
+    fmt::format_to(it,
+                   "keys moved: measured on a sample of {} of them (1 in {}, by hash); events "
+                   "moved: exact\n",
+                   plan.keys_in_sample, scaled_up(1, plan.sample_level));
+  }
   if (plan.interrupted != 0) {
     fmt::format_to(it, "interrupted by {}: the rest of the input was not read\n",
                    interrupt_signal_name(plan.interrupted));
@@ -133,7 +156,7 @@ std::string format_plan_text(const ResizePlan& plan) {
     // over this many keys (the fewest is itself the lowest of six draws).
     const double least = share_of(best->keys_moved, plan.distinct_keys);
     const double noise = 3 * std::sqrt(2 * least * (1 - least) /
-                                       static_cast<double>(plan.distinct_keys));
+                                       static_cast<double>(plan.keys_in_sample));
     std::vector<std::string> fewest;
     double most = least;
     for (const ResizeFigures& figures : plan.per_hash) {
@@ -156,7 +179,7 @@ std::string format_plan_text(const ResizePlan& plan) {
       fmt::format_to(it,
                      "Recommendation: {} and {} move the fewest keys ({}; they differ by no more "
                      "than chance over {} keys).",
-                     fmt::join(fewest, ", "), last, range, plan.distinct_keys);
+                     fmt::join(fewest, ", "), last, range, plan.keys_in_sample);
     }
     const bool multiple = plan.from % plan.to == 0 || plan.to % plan.from == 0;
     out += multiple
@@ -176,10 +199,11 @@ std::string format_plan_json(const ResizePlan& plan) {
   auto it = std::back_inserter(out);
   fmt::format_to(it,
                  "{{\n  \"from\": {},\n  \"to\": {},\n  \"complete\": {},\n  \"lines\": {},\n"
-                 "  \"events\": {},\n  \"distinct_keys\": {},\n  \"ideal_share\": {:.6f},\n"
-                 "  \"partitioners\": [",
+                 "  \"events\": {},\n  \"distinct_keys\": {},\n  \"keys_in_sample\": {},\n"
+                 "  \"key_sample_rate\": {},\n  \"ideal_share\": {:.6f},\n  \"partitioners\": [",
                  plan.from, plan.to, plan.interrupted == 0, plan.lines, plan.events,
-                 plan.distinct_keys, plan.ideal());
+                 plan.distinct_keys, plan.keys_in_sample,
+                 std::ldexp(1.0, -static_cast<int>(plan.sample_level)), plan.ideal());
   for (size_t h = 0; h < plan.per_hash.size(); ++h) {
     const ResizeFigures& figures = plan.per_hash[h];
     fmt::format_to(it,

@@ -306,3 +306,43 @@ interrupt_report plan-int.txt plan -k user_id --from 8 --to 9
 expect_contains "$(sed -n 2p plan-int.txt)" \
   "interrupted by SIGINT (^C): the rest of the input was not read" "the text plan says so"
 pass "stats and plan stopped by ^C report on the lines read"
+
+# Past about a million distinct keys, plan measures the keys moved on a sample of them, so that
+# its memory stays bounded; the events moved stay exact. 1,300,000 keys, the first 100,000 twice:
+# the truth from `keyshard which` at both counts, for every partitioner.
+seq 1 1300000 > many-keys.txt
+seq 1 100000 >> many-keys.txt
+ks plan --format line --from 8 --to 9 --json many-keys.txt > many-keys.json
+ks plan --format line --from 8 --to 9 many-keys.txt > many-keys.report
+for hash in murmur2 crc32 fnv1a md5 xxh3 jump; do
+  ks which --hash "$hash" -n 8 < many-keys.txt > "many-keys.$hash.8"
+  ks which --hash "$hash" -n 9 < many-keys.txt > "many-keys.$hash.9"
+done
+python3 - many-keys.json many-keys.txt <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+keys = open(sys.argv[2]).read().split("\n")[:-1]
+distinct = len(set(keys))
+assert plan["events"] == len(keys) == 1400000, plan["events"]
+assert 0 < plan["key_sample_rate"] < 1, plan["key_sample_rate"]
+assert distinct // 4 <= plan["keys_in_sample"] <= 1 << 20, plan["keys_in_sample"]
+assert abs(plan["distinct_keys"] - distinct) < 0.03 * distinct, plan["distinct_keys"]
+for figures in plan["partitioners"]:
+    hash = figures["hash"]
+    before = open(f"many-keys.{hash}.8").read().split()
+    after = open(f"many-keys.{hash}.9").read().split()
+    moved = [b != a for b, a in zip(before, after)]
+    assert figures["events_moved"] == sum(moved), (hash, figures["events_moved"], sum(moved))
+    keys_moved = len({key for key, m in zip(keys, moved) if m})
+    assert abs(figures["keys_moved_share"] - keys_moved / distinct) < 0.01, (hash, figures)
+PY
+expect_contains "$(sed -n 1,2p many-keys.report)" "and about " "the text says the key count is estimated"
+expect_contains "$(sed -n 2p many-keys.report)" "keys moved: measured on a sample of" \
+  "the text says the keys moved come from a sample"
+# Up to the sample's capacity, every key is counted.
+ks plan -k user_id --from 8 --to 9 --json events.ndjson > few-keys.json
+python3 -c "
+import json, sys
+plan = json.load(open('few-keys.json'))
+assert plan['key_sample_rate'] == 1 and plan['keys_in_sample'] == plan['distinct_keys'], plan"
+pass "plan past a million distinct keys: a sample of the keys, the events exact"
