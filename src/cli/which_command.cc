@@ -3,16 +3,26 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/app.h"
 #include "hash/partitioner.h"
 #include "util/files.h"
 
 namespace keyshard {
+namespace {
+
+// No split reads a line longer than the largest --max-line-size, so no key is longer: a longer
+// line on stdin (a stream without newlines, say) is refused before it takes more memory.
+constexpr size_t kLongestKey = size_t{1} << 30;
+
+}  // namespace
 
 CLI::App* add_which_command(CLI::App& app, WhichOptions& o) {
   CLI::App* which = app.add_subcommand("which", "Print the partition of each key");
@@ -62,20 +72,42 @@ Status run_which(const WhichOptions& options) {
       return Status::error("standard input is closed; give the keys as arguments, or open it",
                            {}, kExitUsage);
     }
-    std::string pending;
+    // The keys read and not yet answered: a vector, whose reserve() takes what it is asked for
+    // (a string's may double it).
+    std::vector<char> pending;
     char buffer[1 << 16];
+    uint64_t keys_read = 0;
     for (;;) {
       const long got = read_some(STDIN_FILENO, buffer, sizeof buffer);
       if (got < 0) return Status::error("read failed: " + errno_text(errno), "<stdin>");
       if (got == 0) break;
       const size_t unsearched = pending.size();  // (a long key is searched once, not per read)
-      pending.append(buffer, static_cast<size_t>(got));
-      size_t start = 0;
-      for (size_t end, from = unsearched; (end = pending.find('\n', from)) != std::string::npos;
-           start = from = end + 1) {
-        answer(std::string_view(pending).substr(start, end - start));
+      const void* newline = std::memchr(buffer, '\n', static_cast<size_t>(got));
+      const size_t more = newline != nullptr ? static_cast<size_t>(
+                                                   static_cast<const char*>(newline) - buffer)
+                                             : static_cast<size_t>(got);
+      if (unsearched + more > kLongestKey) {
+        std::fwrite(out.data(), 1, out.size(), stdout);  // the answers before it
+        return Status::error("a key longer than 1 GiB, the longest line a split reads "
+                             "(--max-line-size): is this a stream of keys, one per line?",
+                             fmt::format("<stdin>:{}", keys_read + 1));
       }
-      pending.erase(0, start);
+      if (const size_t needed = unsearched + static_cast<size_t>(got);
+          needed > pending.capacity()) {
+        // Doubled, and past a quarter of the longest key, the most it may need at once: the
+        // bytes are never held twice but by the move to a buffer a quarter as large.
+        const size_t doubled = std::max(needed, 2 * pending.capacity());
+        pending.reserve(doubled > kLongestKey / 4 ? kLongestKey + sizeof buffer : doubled);
+      }
+      pending.insert(pending.end(), buffer, buffer + got);
+      const std::string_view text(pending.data(), pending.size());
+      size_t start = 0;
+      for (size_t end, from = unsearched; (end = text.find('\n', from)) != std::string::npos;
+           start = from = end + 1) {
+        answer(text.substr(start, end - start));
+        ++keys_read;
+      }
+      pending.erase(pending.begin(), pending.begin() + static_cast<long>(start));
       const bool drained = static_cast<size_t>(got) < sizeof buffer;
       if (drained || out.size() >= (1u << 16)) {
         std::fwrite(out.data(), 1, out.size(), stdout);
@@ -83,7 +115,7 @@ Status run_which(const WhichOptions& options) {
         if (drained) std::fflush(stdout);
       }
     }
-    if (!pending.empty()) answer(pending);  // a last line without its newline
+    if (!pending.empty()) answer({pending.data(), pending.size()});  // a last line, unended
   }
   std::fwrite(out.data(), 1, out.size(), stdout);  // main() reports a failed write
   return {};

@@ -74,3 +74,12 @@ child.stdin.close()
 child.wait()
 PY
 pass "which answers keys as they come"
+
+# A line on stdin longer than any split reads (1 GiB; a stream without newlines, say) is
+# refused, naming its line, after the answers before it; it is not held in memory whole first.
+run_status bash -c "{ printf 'a\nb\n'; head -c 1100M /dev/zero; } | '$KEYSHARD' which -n 8"
+expect_eq "$STATUS" 1 "a key over 1 GiB: exit status"
+expect_contains "$ERR" "keyshard: <stdin>:3: a key longer than 1 GiB, the longest line a split \
+reads (--max-line-size)" "a key over 1 GiB: the message"
+expect_eq "$OUT" "$(ks which -n 8 a b)" "a key over 1 GiB: the answers before it"
+pass "which refuses a key longer than any split reads"
