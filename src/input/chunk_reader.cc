@@ -150,6 +150,12 @@ Status ChunkReader::open_next_input() {
   return {};
 }
 
+bool ChunkReader::at_end() const {
+  if (source_ || !pending_error_.ok()) return false;
+  return std::all_of(starts_.begin() + static_cast<long>(next_path_), starts_.end(),
+                     [](const InputStart& start) { return start.finished; });
+}
+
 bool ChunkReader::next(Chunk& chunk, Status& status) {
   if (!pending_error_.ok()) {  // reported after the lines read before it were delivered
     status = pending_error_;

@@ -47,6 +47,11 @@ class ChunkReader {
   /// false at the end of all inputs (chunk unused) or on error (then `status` says why; lines
   /// before the failure were all delivered).
   bool next(Chunk& chunk, Status& status);
+  /// Whether every input is read to its end, so that next() would return false without reading:
+  /// true once the last chunk of the last input is out, where a read met that input's end as
+  /// the chunk was filled (as it does for the last chunk of a file, or of a pipe that closed).
+  /// A signal that comes then has stopped nothing.
+  bool at_end() const;
 
   /// Total bytes read from the inputs (decompressed).
   uint64_t bytes_read() const { return bytes_read_; }

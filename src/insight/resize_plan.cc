@@ -69,9 +69,10 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
   Chunk chunk;
   Status status;
   std::vector<uint64_t> input_lines(config.inputs.size() + 1);  // per input: lines read so far
-  // (A signal stops the reading, before a chunk or by cutting a read short; one that comes once
-  // the input has been read stops nothing.)
-  while ((plan.interrupted = interrupt_signal()) == 0 && reader.next(chunk, status)) {
+  // A signal stops the reading, before a chunk or by cutting a read short; one that comes once
+  // the input has been read stops nothing.
+  const auto stopped = [&] { return interrupt_signal() != 0 && !reader.at_end(); };
+  while (!stopped() && reader.next(chunk, status)) {
     input_lines.at(chunk.input) += chunk.line_count();
     const size_t readable_end = chunk.readable_end();
     for (size_t i = 0; i < chunk.line_count(); ++i) {
@@ -92,8 +93,9 @@ Status compute_resize_plan(const RunConfig& config, uint32_t from, uint32_t to, 
       for (size_t h = 0; h < kHashCount; ++h) plan.per_hash[h].events_moved += (moved >> h) & 1;
     }
   }
-  if (!status && plan.interrupted == 0 && (plan.interrupted = interrupt_signal()) != 0) {
-    status = {};  // a read cut short
+  if (stopped() || (!status && interrupt_signal() != 0)) {
+    plan.interrupted = interrupt_signal();
+    status = {};  // (a read cut short by it)
   }
   if (!status && reader.failed_line()) {
     // Every line before it was read: their count gives its number, as split and stats say.

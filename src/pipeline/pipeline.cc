@@ -234,8 +234,11 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   uint64_t since_checkpoint = 0;
   uint64_t since_sync = 0;  // bytes read since the outputs were last synced (or asked to be)
   auto last_checkpoint = SteadyClock::now();
+  // The signal that stopped the reading; one that comes once the input is read stops nothing.
+  int stopped_by = 0;
   while (Chunk* chunk = scheduler.acquire()) {
-    if (interrupt_signal() != 0) {
+    if (interrupt_signal() != 0 && !reader.at_end()) {
+      stopped_by = interrupt_signal();
       scheduler.release_unused(chunk);
       break;
     }
@@ -253,6 +256,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
       scheduler.release_unused(chunk);
       if (!read_status.ok() && !memory_ran_out && interrupt_signal() != 0) {
         read_status = {};  // a read cut short
+        stopped_by = interrupt_signal();
       }
       break;
     }
@@ -279,7 +283,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     if (chunk->checkpoint_after) ++interval;
     scheduler.publish(chunk);
   }
-  result.interrupted = interrupt_signal();
+  result.interrupted = stopped_by;
   scheduler.end_of_input();
   for (std::thread& thread : threads) thread.join();
   // The owners of workers that could not start were given nothing: they finish here, so that

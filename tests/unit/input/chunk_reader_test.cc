@@ -313,6 +313,50 @@ TEST_CASE("an empty input gives no chunk") {
   }
 }
 
+TEST_CASE("at_end: once the last chunk of the last input is out, and not before") {
+  // What tells a signal that stopped the reading from one that came once it was done.
+  const TempDir dir;
+  const std::vector<std::string> paths = {dir.write("first", random_lines(300, true, 5)),
+                                          dir.write("empty", ""),
+                                          dir.write("last", random_lines(200, false, 6))};
+  for (const size_t chunk_size : kChunkSizes) {
+    CAPTURE(chunk_size);
+    ChunkReader reader(paths, chunk_size, 64u << 20);
+    CHECK_FALSE(reader.at_end());
+    Chunk chunk;
+    Status status;
+    std::vector<bool> ends;  // at_end() after each chunk
+    std::vector<uint32_t> inputs;
+    while (reader.next(chunk, status)) {
+      ends.push_back(reader.at_end());
+      inputs.push_back(chunk.input);
+    }
+    REQUIRE(status.ok());
+    REQUIRE_FALSE(ends.empty());
+    // Only after the last chunk, which is one of the last input.
+    CHECK(ends.back());
+    CHECK(inputs.back() == 2);
+    CHECK(std::count(ends.begin(), ends.end(), true) == 1);
+    CHECK(reader.at_end());
+  }
+  // A stream not yet at its end is not at its end, whatever was read of it.
+  int pipe_ends[2];
+  REQUIRE(::pipe(pipe_ends) == 0);
+  REQUIRE(::write(pipe_ends[1], "a\nb\n", 4) == 4);
+  const std::string stream = "/dev/fd/" + std::to_string(pipe_ends[0]);
+  ChunkReader reader({stream}, 4096, 64u << 20);
+  Chunk chunk;
+  Status status;
+  REQUIRE(reader.next(chunk, status));
+  CHECK(chunk.line_count() == 2);
+  CHECK_FALSE(reader.at_end());
+  ::close(pipe_ends[1]);
+  while (reader.next(chunk, status)) CHECK(chunk.line_count() == 0);  // (a quiet pipe's flush)
+  CHECK(status.ok());
+  CHECK(reader.at_end());
+  ::close(pipe_ends[0]);
+}
+
 TEST_CASE("several inputs are read in order with their index, offsets and one sequence") {
   const TempDir dir;
   const std::vector<std::string> contents = {
