@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -127,24 +128,39 @@ std::optional<std::string> misspelt_value(int argc, char** argv) {
 // A long option given with one dash ("-key user_id", "-hash crc32"). CLI11 reads such a word as
 // short options run together: "-k ey", a key nobody meant, with "user_id" taken for an input;
 // "-h ...", the help, after which the run exits 0 having done nothing. Refused, naming the option
-// (-help, a request for the help either way, is left to show it).
+// (-help, a request for the help either way, is left to show it). The word after an option
+// that takes a value is that value, whatever it spells (-k -key: the field "-key").
 std::optional<std::string> one_dash_long_option(CLI::App& app, int argc, char** argv) {
+  // The command: the first word that names one (the options before it may be long ones).
   CLI::App* command = nullptr;
-  for (CLI::App* sub : app.get_subcommands({})) {
-    if (argc > 1 && sub->get_name() == argv[1]) command = sub;
+  for (int i = 1; i < argc && command == nullptr && std::string_view(argv[i]) != "--"; ++i) {
+    for (CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_name() == argv[i]) command = sub;
+    }
   }
-  if (command == nullptr) return std::nullopt;
-  for (int i = 2; i < argc; ++i) {
+  const auto option_named = [&](const std::string& name) -> const CLI::Option* {
+    const CLI::Option* option = command ? command->get_option_no_throw(name) : nullptr;
+    return option != nullptr ? option : app.get_option_no_throw(name);
+  };
+  bool value_next = false;
+  for (int i = 1; i < argc; ++i) {
     const std::string_view word = argv[i];
     if (word == "--") break;
-    if (word.size() < 3 || word[0] != '-' || word[1] == '-') continue;
+    if (std::exchange(value_next, false) || word.size() < 2 || word[0] != '-') continue;
+    if (word.size() == 2 || (word[1] == '-' && word.find('=') == std::string_view::npos)) {
+      const CLI::Option* option = option_named(std::string(word));
+      value_next = option != nullptr && option->get_expected_min() > 0;
+      continue;
+    }
+    if (word[1] == '-') continue;
     const std::string name(word.substr(1, word.find('=') - 1));
-    const CLI::Option* option = command->get_option_no_throw("--" + name);
-    if (name == "help" || option == nullptr) continue;
+    if (name == "help" || option_named("--" + name) == nullptr) continue;
     std::string message = fmt::format("{}: a long option takes two dashes: --{}", word, name);
-    // What one dash would have given, where that is an option with a value ("-k ey").
-    const CLI::Option* short_option = command->get_option_no_throw(std::string("-") + word[1]);
-    if (short_option != nullptr && short_option->get_expected_min() > 0) {
+    // What one dash would have given, where that could be meant: an option whose value is not
+    // a number ("-k ey").
+    const CLI::Option* short_option = option_named(std::string("-") + word[1]);
+    if (short_option != nullptr && short_option->get_expected_min() > 0 &&
+        short_option->get_type_name() != "N" && word.find('=') == std::string_view::npos) {
       message += fmt::format(" (for -{} with the value '{}', write -{} {})", word[1],
                              word.substr(2), word[1], word.substr(2));
     }

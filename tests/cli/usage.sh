@@ -287,6 +287,18 @@ check_usage "-hash: a long option takes two dashes: --hash" \
 [[ ! -e one-dash ]] || fail "a refused one-dash option wrote one-dash/"
 check_usage "-hash=md5: a long option takes two dashes: --hash" which -n 8 -hash=md5 a
 check_usage "-from: a long option takes two dashes: --from" plan -k id -from 2 --to 3 in.ndjson
+# Before the command too; and no hint of a value where the short option takes a number.
+check_usage "-hash: a long option takes two dashes: --hash" -hash crc32 which -n 8 a
+check_usage "-json: a long option takes two dashes: --json" stats -k id -n 2 -json in.ndjson
+[[ "$ERR" != *"for -j"* ]] || fail "-json: no value offered for -j, which takes a number: $ERR"
+# The word after an option that takes a value is that value, whatever it spells: here the
+# field "-key", and a dead-letter file named "-quiet".
+printf '{"-key":"a"}\n{"-key":"b"}\n' > dash-field.ndjson
+run_status ks split -q -k -key -n 2 -o - --dead-letter -quiet dash-field.ndjson
+expect_eq "$STATUS" 0 "-k -key: exit status"
+expect_eq "$(echo "$OUT" | sort)" "$(sort dash-field.ndjson)" "-k -key: the field -key is the key"
+[[ -f ./-quiet ]] || fail "--dead-letter -quiet: the file -quiet was not made"
+rm ./-quiet
 # -help is a request for the help either way; a word after -- is an input, whatever it spells.
 run_status ks split -help
 expect_eq "$STATUS" 0 "-help: exit status"
