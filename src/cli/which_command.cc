@@ -94,8 +94,8 @@ Status run_which(const WhichOptions& options) {
       }
       if (const size_t needed = unsearched + static_cast<size_t>(got);
           needed > pending.capacity()) {
-        // Doubled, and past a quarter of the longest key, the most it may need at once: the
-        // bytes are never held twice but by the move to a buffer a quarter as large.
+        // Doubled as it fills, but past a quarter of the longest key grown to the longest at
+        // once: doubling to the end would hold a long key twice while the last move copies it.
         const size_t doubled = std::max(needed, 2 * pending.capacity());
         pending.reserve(doubled > kLongestKey / 4 ? kLongestKey + sizeof buffer : doubled);
       }

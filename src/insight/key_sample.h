@@ -15,7 +15,8 @@ namespace keyshard {
 
 class KeySample {
  public:
-  /// The sample, once full, holds between capacity / 2 and capacity keys (capacity >= 2).
+  /// Once the keys outnumber the capacity (at least 2), the sample holds at most that many,
+  /// and about half as many just after each rise of the level.
   explicit KeySample(size_t capacity);
 
   /// Notes an event of a key by the key's 64-bit hash. Returns the flags kept for the key (the
