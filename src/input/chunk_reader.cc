@@ -256,9 +256,10 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       }
       const size_t wanted = limit - chunk.size;
       size_t got = 0;
-      if (interrupt_signal() != 0) {
+      if (source_->streaming() && interrupt_signal() != 0) {
         // Caught since the last read, the signal would not interrupt a read that blocks on a
-        // quiet pipe: stop as a read cut short by it does.
+        // quiet pipe: stop as a read cut short by it does. (A file's reads do not wait: its chunk
+        // is filled, and its end found, so that a signal during its last chunk stops nothing.)
         read_status = Status::error("interrupted", source_->name());
         break;
       }
@@ -286,8 +287,12 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
         last_newline = static_cast<const char*>(found);
       }
       // A short read from a pipe: work on what has arrived rather than wait for more (from a
-      // compressed stream, once nothing more is waiting).
-      if (got < wanted && last_newline && (!source_->compressed() || !source_->ready())) break;
+      // compressed stream, once nothing more is waiting). From a regular file it is the end,
+      // which the next read confirms at once, so that at_end() knows it with this chunk.
+      if (got < wanted && last_newline && source_->streaming() &&
+          (!source_->compressed() || !source_->ready())) {
+        break;
+      }
     }
 
     // The chunk's lines are found once, here, up to max_lines_ (the cut, when there are more):

@@ -49,8 +49,9 @@ class ChunkReader {
   bool next(Chunk& chunk, Status& status);
   /// Whether every input is read to its end, so that next() would return false without reading:
   /// true once the last chunk of the last input is out, where a read met that input's end as
-  /// the chunk was filled (as it does for the last chunk of a file, or of a pipe that closed).
-  /// A signal that comes then has stopped nothing.
+  /// the chunk was filled. It does for a file; from a pipe, only when the writer closed it
+  /// before that last read (otherwise the next read finds the end). A signal that comes once
+  /// it is true has stopped nothing.
   bool at_end() const;
 
   /// Total bytes read from the inputs (decompressed).

@@ -156,7 +156,9 @@ class PlainSource final : public InputSource {
     if (offset_ != position_ && !move_to(position_)) {
       return Status::error("cannot seek: " + errno_text(errno), name());
     }
-    const long count = read_input(fd_.get(), buffer, size);
+    // (Not read_input(): a file's read does not wait for a writer, so a signal need not cut it
+    // short; the reader stops between chunks, and finds the end of a file it has read whole.)
+    const long count = read_some(fd_.get(), buffer, size);
     if (count < 0) return Status::error("read failed: " + errno_text(errno), name());
     got = static_cast<size_t>(count);
     position_ += got;

@@ -316,28 +316,34 @@ TEST_CASE("an empty input gives no chunk") {
 TEST_CASE("at_end: once the last chunk of the last input is out, and not before") {
   // What tells a signal that stopped the reading from one that came once it was done.
   const TempDir dir;
-  const std::vector<std::string> paths = {dir.write("first", random_lines(300, true, 5)),
-                                          dir.write("empty", ""),
-                                          dir.write("last", random_lines(200, false, 6))};
-  for (const size_t chunk_size : kChunkSizes) {
-    CAPTURE(chunk_size);
-    ChunkReader reader(paths, chunk_size, 64u << 20);
-    CHECK_FALSE(reader.at_end());
-    Chunk chunk;
-    Status status;
-    std::vector<bool> ends;  // at_end() after each chunk
-    std::vector<uint32_t> inputs;
-    while (reader.next(chunk, status)) {
-      ends.push_back(reader.at_end());
-      inputs.push_back(chunk.input);
+  const std::string first = dir.write("first", random_lines(300, true, 5));
+  const std::string empty = dir.write("empty", "");
+  // The last input ends with a newline (most files do) or without one.
+  for (const bool final_newline : {true, false}) {
+    for (const size_t chunk_size : kChunkSizes) {
+      CAPTURE(final_newline);
+      CAPTURE(chunk_size);
+      const std::vector<std::string> paths = {
+          first, empty, dir.write(final_newline ? "last" : "last-unended",
+                                  random_lines(200, final_newline, 6))};
+      ChunkReader reader(paths, chunk_size, 64u << 20);
+      CHECK_FALSE(reader.at_end());
+      Chunk chunk;
+      Status status;
+      std::vector<bool> ends;  // at_end() after each chunk
+      std::vector<uint32_t> inputs;
+      while (reader.next(chunk, status)) {
+        ends.push_back(reader.at_end());
+        inputs.push_back(chunk.input);
+      }
+      REQUIRE(status.ok());
+      REQUIRE_FALSE(ends.empty());
+      // Only after the last chunk, which is one of the last input.
+      CHECK(ends.back());
+      CHECK(inputs.back() == 2);
+      CHECK(std::count(ends.begin(), ends.end(), true) == 1);
+      CHECK(reader.at_end());
     }
-    REQUIRE(status.ok());
-    REQUIRE_FALSE(ends.empty());
-    // Only after the last chunk, which is one of the last input.
-    CHECK(ends.back());
-    CHECK(inputs.back() == 2);
-    CHECK(std::count(ends.begin(), ends.end(), true) == 1);
-    CHECK(reader.at_end());
   }
   // A stream not yet at its end is not at its end, whatever was read of it.
   int pipe_ends[2];
