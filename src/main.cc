@@ -142,29 +142,32 @@ std::optional<std::string> one_dash_long_option(CLI::App& app, int argc, char** 
     const CLI::Option* option = command ? command->get_option_no_throw(name) : nullptr;
     return option != nullptr ? option : app.get_option_no_throw(name);
   };
-  bool value_next = false;
+  bool value_next = false;  // the word is the value of the option before it
   for (int i = 1; i < argc; ++i) {
     const std::string_view word = argv[i];
+    if (std::exchange(value_next, false)) continue;  // (even "--": CLI11 takes it so)
     if (word == "--") break;
-    if (std::exchange(value_next, false) || word.size() < 2 || word[0] != '-') continue;
-    if (word.size() == 2 || (word[1] == '-' && word.find('=') == std::string_view::npos)) {
+    if (word.size() < 2 || word[0] != '-') continue;
+    if (word[1] == '-') {  // --name VALUE
       const CLI::Option* option = option_named(std::string(word));
-      value_next = option != nullptr && option->get_expected_min() > 0;
+      value_next = word.find('=') == std::string_view::npos && option != nullptr &&
+                   option->get_expected_min() > 0;
       continue;
     }
-    if (word[1] == '-') continue;
     const std::string name(word.substr(1, word.find('=') - 1));
-    if (name == "help" || option_named("--" + name) == nullptr) continue;
-    std::string message = fmt::format("{}: a long option takes two dashes: --{}", word, name);
-    // What one dash would have given, where that could be meant: an option whose value is not
-    // a number ("-k ey").
-    const CLI::Option* short_option = option_named(std::string("-") + word[1]);
-    if (short_option != nullptr && short_option->get_expected_min() > 0 &&
-        short_option->get_type_name() != "N" && word.find('=') == std::string_view::npos) {
-      message += fmt::format(" (for -{} with the value '{}', write -{} {})", word[1],
-                             word.substr(2), word[1], word.substr(2));
+    if (name != "help" && name.size() > 1 && option_named("--" + name) != nullptr) {
+      return fmt::format("{}: a long option takes two dashes: --{}", word, name);
     }
-    return message;
+    // Short options run together (-qk): the first that takes a value takes the rest of the
+    // word, or the next word when nothing is left.
+    for (size_t at = 1; at < word.size(); ++at) {
+      const CLI::Option* option = option_named(std::string("-") + word[at]);
+      if (option == nullptr) break;
+      if (option->get_expected_min() > 0) {
+        value_next = at + 1 == word.size();
+        break;
+      }
+    }
   }
   return std::nullopt;
 }
