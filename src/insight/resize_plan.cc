@@ -132,10 +132,7 @@ std::string format_plan_text(const ResizePlan& plan) {
                    "moved: exact\n",
                    plan.keys_in_sample, scaled_up(1, plan.sample_level));
   }
-  if (plan.interrupted != 0) {
-    fmt::format_to(it, "interrupted by {}: the rest of the input was not read\n",
-                   interrupt_signal_name(plan.interrupted));
-  }
+  if (plan.interrupted != 0) out += interrupted_report_line(plan.interrupted);
   out += "\npartitioner   keys moved   events moved\n";
   const ResizeFigures* best = nullptr;
   for (const ResizeFigures& figures : plan.per_hash) {

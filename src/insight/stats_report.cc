@@ -46,10 +46,7 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
                  stats.lines_read == 1 ? "" : "s",
                  stats.inputs.size(), stats.inputs.size() == 1 ? "" : "s", config.partitions,
                  config.partitions == 1 ? "" : "s", hash_name(config.hash));
-  if (request.interrupted != 0) {
-    fmt::format_to(it, "interrupted by {}: the rest of the input was not read\n",
-                   interrupt_signal_name(request.interrupted));
-  }
+  if (request.interrupted != 0) out += interrupted_report_line(request.interrupted);
   if (stats.bad_lines() > 0) {
     out += "bad lines:";
     for (int r = 0; r < kBadReasonCount; ++r) {

@@ -93,4 +93,9 @@ std::string interrupt_signal_name(int signal_number) {
   }
 }
 
+std::string interrupted_report_line(int signal_number) {
+  return "interrupted by " + interrupt_signal_name(signal_number) +
+         ": the rest of the input was not read\n";
+}
+
 }  // namespace keyshard

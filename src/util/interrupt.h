@@ -17,6 +17,8 @@ int interrupt_signal();
 
 /// How messages name a caught signal: "SIGINT (^C)", "SIGTERM", "SIGHUP (…)".
 std::string interrupt_signal_name(int signal_number);
+/// The line a report (stats, plan) gives under its first when the signal stopped its reading.
+std::string interrupted_report_line(int signal_number);
 
 /// A descriptor that becomes readable when a signal is received (-1 before catch_interrupts()).
 int interrupt_wakeup_fd();
