@@ -10,10 +10,8 @@
 #include <type_traits>
 
 #include "pipeline/write_alignment.h"
-#include "sinks/dead_letter.h"
 #include "util/files.h"
 #include "util/json_text.h"
-#include "util/stderr_lines.h"
 
 namespace keyshard {
 namespace {
@@ -21,7 +19,6 @@ namespace {
 constexpr size_t kOutputBudget = 32u << 20;  // all partition buffers of a run together
 constexpr size_t kMinFlush = 16u << 10;
 constexpr size_t kMaxFlush = 1u << 20;
-constexpr size_t kDeadLetterFlush = 64u << 10;
 // The sink sees a buffer's new bytes ahead (Sink::see_ahead) once there are this many: fewer
 // cost more in calls than they save (-n 1024 appends about 1 KiB a partition a chunk).
 constexpr size_t kSeeAheadAtLeast = 8u << 10;
@@ -219,55 +216,6 @@ Status PartitionOwner::append_lines(const Chunk& chunk, uint32_t partition, uint
   return {};
 }
 
-Status PartitionOwner::handle_bad_lines(const Chunk& chunk) {
-  for (const BadLine& bad : chunk.bad_lines) {
-    ++stats_.bad_by_reason[static_cast<int>(bad.reason)];
-    if (config_.on_bad == BadLinePolicy::kFail) break;  // reported by apply()
-    if (config_.on_bad == BadLinePolicy::kSkip || config_.dry_run) {
-      ++stats_.skipped;
-      continue;
-    }
-    ++stats_.dead_lettered;
-    const DeadLetter letter{config_.input_names[chunk.input], lines_before_ + bad.line + 1,
-                            chunk.input_offset + chunk.line_starts[bad.line], bad.reason,
-                            bad.detail, chunk.line(bad.line)};
-    if (config_.dead_letter_path.empty()) {
-      // On standard error each record is written whole, between updates of the progress line;
-      // a long line's record a piece at a time, holding standard error meanwhile.
-      if (letter.text.size() < kDeadLetterFlush) {
-        append_dead_letter(dead_letters_.buffer, letter);
-      } else if (Status status = write_long_dead_letter(letter); !status) {
-        return status;
-      }
-    } else if (Status status = append_dead_letter(
-                   dead_letters_.buffer, letter, kDeadLetterFlush,
-                   [this](std::string&) { return flush(dead_letters_); });
-               !status) {
-      return status;
-    }
-    if (dead_letters_.buffer.size() >= kDeadLetterFlush) {
-      if (Status status = flush(dead_letters_); !status) return status;
-    }
-  }
-  return {};
-}
-
-Status PartitionOwner::write_long_dead_letter(const DeadLetter& letter) {
-  if (Status status = flush(dead_letters_); !status) return status;  // the records before it
-  StderrRecordWriter record;
-  auto write_out = [&record](std::string& out) {
-    const bool written = record.write(out);
-    out.clear();
-    return written ? Status{} : Status::error("write failed: " + errno_text(errno), "<stderr>");
-  };
-  if (Status status = append_dead_letter(dead_letters_.buffer, letter, kDeadLetterFlush, write_out);
-      !status) {
-    dead_letters_.buffer.clear();
-    return status;
-  }
-  return write_out(dead_letters_.buffer);
-}
-
 void PartitionOwner::count_only(const Chunk& chunk) {
   for (uint32_t p = index_; p < config_.partitions; p += count_) {
     const uint32_t begin = chunk.group_begin[p], end = chunk.group_begin[p + 1];
@@ -334,11 +282,6 @@ Status PartitionOwner::apply(const Chunk& chunk) {
     if (dead_letters_.sink) return flush(dead_letters_);
   }
   return {};
-}
-
-Status PartitionOwner::sync_dead_letters() {
-  if (!config_.commit_sync || !dead_letters_.sink) return {};
-  return dead_letters_.sink->sync();
 }
 
 Status PartitionOwner::flush_outputs() {
