@@ -1,6 +1,7 @@
 #include "pipeline/interrupt_notice.h"
 
 #include <chrono>
+#include <string>
 
 #include "util/interrupt.h"
 #include "util/stderr_lines.h"
@@ -17,6 +18,11 @@ constexpr auto kPatience = std::chrono::seconds(1);  // an orderly end seldom ta
 InterruptNotice::InterruptNotice() : thread_([this] { watch(); }) {}
 
 InterruptNotice::~InterruptNotice() { stop(); }
+
+void InterruptNotice::reading_over(bool whole) {
+  const std::lock_guard lock(mutex_);
+  read_whole_ = whole;
+}
 
 void InterruptNotice::stop() {
   {
@@ -37,10 +43,16 @@ void InterruptNotice::watch() {
     if (seen == std::chrono::steady_clock::time_point{}) {
       seen = now;
     } else if (now - seen >= kPatience) {
+      const bool read_whole = read_whole_;
       lock.unlock();  // (stderr may block: stop() must not wait on it)
+      const std::string what =
+          read_whole ? std::string(interrupt_signal_name(interrupt_signal())) +
+                           " came once the whole input was read: the run finishes, waiting"
+                     : std::string("interrupted: waiting");
       (void)write_stderr_record(
-          "keyshard: interrupted: waiting for the children to take the events they were "
-          "handed and end (a second signal ends keyshard at once, without waiting for them)\n");
+          "keyshard: " + what +
+          " for the children to take the events they were handed and end (a second signal "
+          "ends keyshard at once, without waiting for them)\n");
       return;
     }
   }

@@ -261,6 +261,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
       break;
     }
     ++chunks;
+    // (The last chunk may wait long to be handed on, behind slow --exec children.)
+    if (interrupt_notice && reader.at_end()) interrupt_notice->reading_over(true);
     progress.bytes.store(reader.bytes_read(), std::memory_order_relaxed);
     chunk->checkpoint_after = false;
     if (checkpointer) {
@@ -284,6 +286,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     scheduler.publish(chunk);
   }
   result.interrupted = stopped_by;
+  if (interrupt_notice) interrupt_notice->reading_over(stopped_by == 0 && reader.at_end());
   scheduler.end_of_input();
   for (std::thread& thread : threads) thread.join();
   // The owners of workers that could not start were given nothing: they finish here, so that
