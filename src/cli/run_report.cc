@@ -259,7 +259,7 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     const uint64_t lines = result.stats.lines_read;
     return Status::error(fmt::format("interrupted: stopped reading after {} line{}, and wrote "
                                      "out every event among them",
-                                     lines, lines == 1 ? "" : "s"),
+                                     with_commas(lines), lines == 1 ? "" : "s"),
                          {}, status);
   }
   if (!result.status) return with_hint(result.status);

@@ -95,8 +95,8 @@ def check(name, child, out, err, expected_status):
     if not out.endswith(b"\n") or not source.startswith(out):
         sys.exit(f"{name}: stdout ({len(out)} bytes) is not whole lines of the input from its start")
     lines = out.count(b"\n")
-    said = re.search(rb"stopped reading after (\d+) lines?, and wrote out every event", err)
-    if not said or int(said.group(1)) != lines:
+    said = re.search(rb"stopped reading after ([\d,]+) lines?, and wrote out every event", err)
+    if not said or said.group(1) != f"{lines:,}".encode():
         sys.exit(f"{name}: {lines} lines written; stderr: {err!r}")
 
 # Caught mid-write: nothing reads standard output until the signal was sent. It is sent once
