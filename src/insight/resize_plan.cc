@@ -14,6 +14,7 @@
 #include "insight/run_stats.h"
 #include "keys/key_extractor.h"
 #include "util/interrupt.h"
+#include "util/number_text.h"
 
 namespace keyshard {
 namespace {
@@ -123,14 +124,14 @@ std::string format_plan_text(const ResizePlan& plan) {
   auto it = std::back_inserter(out);
   fmt::format_to(it,
                  "keyshard plan: {} -> {} partitions, over {} event{} and {}{} distinct key{}\n",
-                 plan.from, plan.to, plan.events, plan.events == 1 ? "" : "s",
-                 plan.sample_level == 0 ? "" : "about ", plan.distinct_keys,
+                 plan.from, plan.to, with_commas(plan.events), plan.events == 1 ? "" : "s",
+                 plan.sample_level == 0 ? "" : "about ", with_commas(plan.distinct_keys),
                  plan.distinct_keys == 1 ? "" : "s");
   if (plan.sample_level != 0) {
     fmt::format_to(it,
                    "keys moved: measured on a sample of {} of them (1 in {}, by hash); events "
                    "moved: exact\n",
-                   plan.keys_in_sample, scaled_up(1, plan.sample_level));
+                   with_commas(plan.keys_in_sample), with_commas(scaled_up(1, plan.sample_level)));
   }
   if (plan.interrupted != 0) out += interrupted_report_line(plan.interrupted);
   out += "\npartitioner   keys moved   events moved\n";
@@ -148,7 +149,7 @@ std::string format_plan_text(const ResizePlan& plan) {
     out += "The count does not change: no key moves.\n";
   } else if (plan.distinct_keys < kKeysToTellApart) {
     fmt::format_to(it, "Too few distinct keys ({}) to tell the partitioners apart.\n",
-                   plan.distinct_keys);
+                   with_commas(plan.distinct_keys));
   } else if (best != nullptr) {
     // Shares within sampling noise of the fewest are as good as it: those partitioners are
     // named together. The noise: three standard deviations of the difference of two shares

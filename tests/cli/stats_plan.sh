@@ -336,9 +336,16 @@ for figures in plan["partitioners"]:
     keys_moved = len({key for key, m in zip(keys, moved) if m})
     assert abs(figures["keys_moved_share"] - keys_moved / distinct) < 0.01, (hash, figures)
 PY
-expect_contains "$(sed -n 1,2p many-keys.report)" "and about " "the text says the key count is estimated"
-expect_contains "$(sed -n 2p many-keys.report)" "keys moved: measured on a sample of" \
-  "the text says the keys moved come from a sample"
+expect_contains "$(sed -n 1p many-keys.report)" "over 1,400,000 events and about " \
+  "the text says the key count is estimated (counts with thousands separators)"
+python3 - many-keys.json many-keys.report <<'PY' || fail "plan's text gives the sample's figures"
+import json, sys
+plan = json.load(open(sys.argv[1]))
+line = open(sys.argv[2]).read().split("\n")[1]
+expected = (f"keys moved: measured on a sample of {plan['keys_in_sample']:,} of them "
+            f"(1 in {round(1 / plan['key_sample_rate']):,}, by hash); events moved: exact")
+assert line == expected, (line, expected)
+PY
 # Up to the sample's capacity, every key is counted.
 ks plan -k user_id --from 8 --to 9 --json events.ndjson > few-keys.json
 python3 -c "
