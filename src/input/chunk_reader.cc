@@ -150,6 +150,11 @@ Status ChunkReader::open_next_input() {
   return {};
 }
 
+void ChunkReader::fail_here(bool first_after_restart) {
+  failed_line_ = FailedLine{input_index_, first_after_restart,
+                            source_ ? source_->corrupt_frame_start : pending_corrupt_frame_start_};
+}
+
 bool ChunkReader::at_end() const {
   if (source_ || !pending_error_.ok()) return false;
   return std::all_of(starts_.begin() + static_cast<long>(next_path_), starts_.end(),
@@ -159,7 +164,7 @@ bool ChunkReader::at_end() const {
 bool ChunkReader::next(Chunk& chunk, Status& status) {
   if (!pending_error_.ok()) {  // reported after the lines read before it were delivered
     status = pending_error_;
-    failed_line_ = FailedLine{input_index_, false};
+    fail_here(false);
     return false;
   }
   for (;;) {
@@ -237,7 +242,7 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       if (chunk.size == limit) {
         if (last_newline) break;
         if (limit >= line_limit) {
-          failed_line_ = FailedLine{input_index_, restarted_};
+          fail_here(restarted_);
           // (Lines ended by a carriage return alone read as one long line: say so.)
           const bool has_cr = std::memchr(chunk.data.get(), '\r', chunk.size) != nullptr;
           status = Status::error(
@@ -304,10 +309,11 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
       // Deliver the whole lines read before the failure; report it on the next call.
       if (!last_newline) {
         status = read_status;
-        failed_line_ = FailedLine{input_index_, restarted_};
+        fail_here(restarted_);
         return false;
       }
       pending_error_ = read_status;
+      pending_corrupt_frame_start_ = source_->corrupt_frame_start;
       chunk.size = static_cast<size_t>(last_newline - chunk.data.get()) + 1;
       chunk.final_fragment = false;
       source_.reset();

@@ -71,11 +71,15 @@ class ChunkReader {
   struct FailedLine {
     uint32_t input;
     bool first_after_restart;  // the input is read again from 0 and no chunk of it went out
+    // A zstd frame that failed its check: where its content starts (see InputSource).
+    std::optional<uint64_t> corrupt_frame_start = std::nullopt;
   };
   const std::optional<FailedLine>& failed_line() const { return failed_line_; }
 
  private:
   Status open_next_input();
+  // Records that next() failed in the input in progress.
+  void fail_here(bool first_after_restart);
   Status position_input(InputStart& start);
   static void ensure_capacity(Chunk& chunk, size_t capacity);
   // Fills `chunk` with a view of the lines that follow in a file read in place; false when
@@ -104,6 +108,7 @@ class ChunkReader {
   uint64_t input_offset_ = 0;  // offset of the next byte handed out in a chunk
   std::string carry_;          // the start of a line that did not fit the previous chunk
   Status pending_error_;       // a read error, reported once the lines before it are out
+  std::optional<uint64_t> pending_corrupt_frame_start_;  // its source's corrupt_frame_start
   bool source_done_ = false;
   // From a pipe: lines were handed out since the last chunk that made the owners write out
   // what they hold, which happens once the pipe is quiet, at most every kFlushDelay.

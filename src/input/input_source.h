@@ -78,6 +78,10 @@ class InputSource {
   /// and `incomplete_frame` is then set (a later run reads on from there).
   bool may_grow = false;
   bool incomplete_frame = false;
+  /// Set by a zstd source when a frame fails its check (its checksum, or damaged data): where
+  /// that frame's content starts, in decompressed bytes from the input's start. A frame is
+  /// known good only at its end, so its lines before the failure were read unchecked.
+  std::optional<uint64_t> corrupt_frame_start;
 
  protected:
   explicit InputSource(std::string name) : name_(std::move(name)) {}

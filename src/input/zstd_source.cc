@@ -46,6 +46,7 @@ class ZstdSource final : public InputSource {
     got = 0;
     if (stream_ == nullptr) return Status::error("cannot create a zstd decompression context", name());
     ZSTD_outBuffer output{buffer, size, 0};
+    size_t produced_before = 0;  // of output.pos, counted into produced_ already
     while (output.pos == 0) {
       if (input_.pos == input_.size && !at_end_) {
         const long count = read_input(fd_.get(), compressed_.data(), compressed_.size());
@@ -60,12 +61,21 @@ class ZstdSource final : public InputSource {
       if (no_input && !inside_frame_) return {};         // a clean end between frames
       const size_t hint = ZSTD_decompressStream(stream_, &output, &input_);
       if (ZSTD_isError(hint)) {
-        const bool no_frame = ZSTD_getErrorCode(hint) == ZSTD_error_prefix_unknown;
+        const ZSTD_ErrorCode code = ZSTD_getErrorCode(hint);
+        const bool no_frame = code == ZSTD_error_prefix_unknown;
+        if (code == ZSTD_error_checksum_wrong || code == ZSTD_error_corruption_detected) {
+          corrupt_frame_start = frame_start_;
+        }
         return Status::error(decoding_problem(hint) + taken_for(no_frame), name());
       }
+      produced_ += output.pos - produced_before;
+      produced_before = output.pos;
       // 0 means a frame just ended and is fully flushed; anything else means it goes on.
       inside_frame_ = hint != 0;
-      if (hint == 0) frame_ended_ = true;
+      if (hint == 0) {
+        frame_ended_ = true;
+        frame_start_ = produced_;  // (the next frame's, if one follows)
+      }
       if (no_input && output.pos == 0) {
         if (inside_frame_ && may_grow) {
           incomplete_frame = true;
@@ -113,6 +123,8 @@ class ZstdSource final : public InputSource {
   bool skippable_start_ = false;  // the input's first four bytes: a skippable frame's magic
   bool decoded_any_ = false;
   bool frame_ended_ = false;  // a frame (the skippable one, first) has ended
+  uint64_t produced_ = 0;     // decompressed bytes returned so far
+  uint64_t frame_start_ = 0;  // where the current frame's content starts, in those bytes
 };
 
 }  // namespace

@@ -324,11 +324,12 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     if (result.status.ok() && !read_status.ok() && reader.failed_line()) {
       // Every line before it was applied: the owners' line counts give its number (they restart
       // with the first chunk of an input read again from 0).
-      const auto [input, first_after_restart] = *reader.failed_line();
+      const auto& [input, first_after_restart, corrupt_frame_start] = *reader.failed_line();
       const uint64_t before = first_after_restart ? 0 : owners[0]->lines_of_input(input);
       result.status = Status::error(read_status.reason(),
                                     fmt::format("{}:{}", read_status.where(), before + 1))
                           .because(read_status.cause());
+      if (corrupt_frame_start) result.corrupt_frame = {input, *corrupt_frame_start};
     } else if (result.status.ok()) {
       result.status = read_status;
     }

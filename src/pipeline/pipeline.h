@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checkpoint/checkpoint.h"
@@ -24,6 +25,9 @@ struct RunResult {
   // The files this run created in DIR (not those it found and truncated or appended to).
   std::vector<std::string> created_files;
   bool wrote_checkpoint = false;  // at least one, before the end
+  // The run failed on a zstd frame that did not pass its check: the input (its index) and where
+  // the frame's content starts (see InputSource::corrupt_frame_start).
+  std::optional<std::pair<uint32_t, uint64_t>> corrupt_frame;
   // A fresh run (not a resume, not --incremental): its first checkpoint records the empty start.
   bool fresh = false;
 };

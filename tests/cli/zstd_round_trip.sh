@@ -52,6 +52,47 @@ for command in "stats -k user_id -n 4" "plan -k user_id --from 4 --to 5"; do
 done
 pass "truncated zstd input"
 
+# A damaged frame shows it only at its end, where its checksum is checked: the lines read from
+# it before were handled. A checkpoint that covers some of them may not be resumed (a resume
+# after the input is mended would keep them); one before the frame may, and gives the outputs
+# of a run on the sound input. Two frames, the second's checksum (the last 4 bytes) damaged.
+head -n 1000 events.ndjson | zstd -q -c > two-frames.zst
+tail -n +1001 events.ndjson | zstd -q -c >> two-frames.zst
+cp two-frames.zst damaged.zst
+python3 -c "
+import sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+data[-1] ^= 0xff
+open(sys.argv[1], 'wb').write(data)" damaged.zst
+run_status ks split -k user_id -n 8 -q --checkpoint-every 1B -o damaged damaged.zst
+expect_eq "$STATUS" 1 "exit status for a damaged zstd frame"
+grep -Eq "^keyshard: damaged.zst:[0-9]+: corrupt zstd input: Restored data doesn't match checksum$" \
+  <<<"$ERR" || fail "the error names the file, a line and why: $ERR"
+expect_contains "$ERR" "covers lines of that zstd frame that were read before the damage showed" \
+  "the message says the checkpoint covers lines of the damaged frame"
+expect_contains "$ERR" "the checkpoint is removed, and the run cannot be resumed" "and what is done"
+[ ! -e damaged/.keyshard/checkpoint.json ] || fail "the checkpoint over the damaged frame is gone"
+cat two-frames.zst > damaged.zst  # mended in place
+run_status ks resume -q damaged
+expect_eq "$STATUS" 2 "no resume over the lines of a damaged frame"
+# No checkpoint past the start: resume is offered, and once the input is mended it writes what
+# a run on the sound input writes.
+cp two-frames.zst damaged-early.zst
+python3 -c "
+import sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+data[-1] ^= 0xff
+open(sys.argv[1], 'wb').write(data)" damaged-early.zst
+run_status ks split -k user_id -n 8 -q --checkpoint-every 1h -o early damaged-early.zst
+expect_eq "$STATUS" 1 "exit status for a damaged zstd frame, no checkpoint past the start"
+expect_contains "$ERR" "keyshard resume early" "resume is offered when no checkpoint covers the frame"
+cat two-frames.zst > damaged-early.zst
+ks resume -q early || fail "resume once the input is mended"
+for f in plain/part-*.ndjson; do
+  expect_same_file "early/$(basename "$f")" "$f" "resumed over the mended zstd input"
+done
+pass "a damaged zstd frame: no resume from a checkpoint over its lines"
+
 # A skippable frame first (as pzstd writes) is zstd too; an input that only starts like one and
 # then fails says why it was read as zstd.
 { printf '\x5e\x2a\x4d\x18\x04\x00\x00\x00meta'; head -n 100 events.ndjson | zstd -q -c; } \
