@@ -241,7 +241,12 @@ Status run_split(const SplitOptions& given) {
   Checkpoint previous;
   const bool continuing = config.incremental && !config.force && has_checkpoint(dir);
   if (config.checkpoints && !continuing && !config.force && has_checkpoint(dir)) {
-    if (Checkpoint earlier; load_checkpoint(dir, earlier) && earlier.complete) {
+    Checkpoint earlier;
+    if (Status loaded = load_checkpoint(dir, earlier); !loaded) {
+      // (resume could not continue from it either: it says the same)
+      return loaded;
+    }
+    if (earlier.complete) {
       return Status::error(std::string("holds the outputs of a finished run: start over with "
                                        "--force") +
                                (earlier.incremental ? ", or add to them with --incremental" : ""),

@@ -576,6 +576,12 @@ run_status ks resume damaged
 expect_contains "$ERR" "checksum mismatch" "an edited checkpoint is refused"
 run_status ks verify damaged
 expect_eq "$STATUS" 1 "verify with an edited checkpoint"
+# The same split again over it says it is damaged, as resume does, rather than offer resume.
+run_status ks split -k user_id -n 8 -q -o damaged events.ndjson
+expect_eq "$STATUS" 1 "a split over a damaged checkpoint"
+expect_contains "$ERR" "damaged checkpoint (checksum mismatch); start over with --force" \
+  "a split over a damaged checkpoint says so"
+if grep -q "keyshard resume" <<<"$ERR"; then fail "no resume is offered over a damaged checkpoint"; fi
 cp reference/.keyshard/checkpoint.json damaged/.keyshard/checkpoint.json
 echo >> damaged/.keyshard/checkpoint.json
 run_status ks resume damaged
