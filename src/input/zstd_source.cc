@@ -4,6 +4,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -12,6 +13,11 @@
 
 namespace keyshard {
 namespace {
+
+// The most a read() decodes: a zstd block's largest size. A call to the decoder that fails
+// returns nothing of what it decoded before the failure, so the lines before a damaged block
+// are handled, but for those of this much output.
+constexpr size_t kMostPerCall = 128u << 10;
 
 // Why a zstd stream cannot be read: valid frames that need more than keyshard's decoder takes
 // are not called corrupt.
@@ -45,7 +51,8 @@ class ZstdSource final : public InputSource {
   Status read(char* buffer, size_t size, size_t& got) override {
     got = 0;
     if (stream_ == nullptr) return Status::error("cannot create a zstd decompression context", name());
-    ZSTD_outBuffer output{buffer, size, 0};
+    // (At most a block's worth a call: a call that fails returns none of what it decoded.)
+    ZSTD_outBuffer output{buffer, std::min(size, kMostPerCall), 0};
     size_t produced_before = 0;  // of output.pos, counted into produced_ already
     while (output.pos == 0) {
       if (input_.pos == input_.size && !at_end_) {
@@ -63,9 +70,8 @@ class ZstdSource final : public InputSource {
       if (ZSTD_isError(hint)) {
         const ZSTD_ErrorCode code = ZSTD_getErrorCode(hint);
         const bool no_frame = code == ZSTD_error_prefix_unknown;
-        if (code == ZSTD_error_checksum_wrong || code == ZSTD_error_corruption_detected) {
-          corrupt_frame_start = frame_start_;
-        }
+        // (Its lines before were read unchecked; none when it fails at its header.)
+        corrupt_frame_start = frame_start_;
         return Status::error(decoding_problem(hint) + taken_for(no_frame), name());
       }
       produced_ += output.pos - produced_before;

@@ -93,6 +93,34 @@ for f in plain/part-*.ndjson; do
 done
 pass "a damaged zstd frame: no resume from a checkpoint over its lines"
 
+# Damage met inside a frame: the lines decoded before it are handled, all but at most a block's
+# worth (128 KiB), and the error names the line after them. The first byte whose damage the
+# decoder detects there (rather than by the checksum, at the frame's end) is used.
+zstd -q -3 -c events.ndjson > one-frame.zst
+python3 - one-frame.zst events.ndjson "$KEYSHARD" <<'PY' || fail "lines before damage in a frame"
+import re, subprocess, sys
+packed = open(sys.argv[1], "rb").read()
+plain = open(sys.argv[2], "rb").read()
+for at in range(len(packed) // 3, len(packed) // 2, 997):
+    damaged = bytearray(packed)
+    damaged[at] ^= 0xFF
+    open("inner-damage.zst", "wb").write(damaged)
+    run = subprocess.run([sys.argv[3], "stats", "-k", "user_id", "-n", "4", "inner-damage.zst"],
+                         capture_output=True)
+    said = re.search(rb"^keyshard: inner-damage.zst:(\d+): corrupt zstd input: Data corruption "
+                     rb"detected$", run.stderr, re.M)
+    if run.returncode == 1 and said:
+        break
+else:
+    sys.exit("no damaged byte was detected inside the frame")
+decoded = subprocess.run(["zstd", "-dc", "inner-damage.zst"], capture_output=True).stdout
+sound = next((i for i, (a, b) in enumerate(zip(decoded, plain)) if a != b), len(decoded))
+line = int(said.group(1))
+handled = sum(len(l) for l in plain.split(b"\n")[: line - 1]) + line - 1  # bytes before it
+assert handled >= sound - (128 << 10), (at, line, handled, sound)
+PY
+pass "damage inside a zstd frame: the lines decoded before it are handled"
+
 # A skippable frame first (as pzstd writes) is zstd too; an input that only starts like one and
 # then fails says why it was read as zstd.
 { printf '\x5e\x2a\x4d\x18\x04\x00\x00\x00meta'; head -n 100 events.ndjson | zstd -q -c; } \
