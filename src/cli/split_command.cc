@@ -25,6 +25,7 @@
 #include "cli/split_config.h"
 #include "sinks/output_directory.h"
 #include "sinks/overlap_checks.h"
+#include "util/durable_files.h"
 #include "util/files.h"
 #include "util/interrupt.h"
 
@@ -324,17 +325,27 @@ Status run_split(const SplitOptions& given) {
   if (Status status = prepare_outputs(config, continuing); !status) return status;
   if (Status status = unlink_symlinked_outputs(replaced); !status) return status;
   if (config.checkpoints && config.force) {
+    // The earlier run's checkpoint goes first (durably, under --commit sync): a run killed
+    // while it removes that run's files then leaves files without a checkpoint, which a later
+    // split refuses without --force, never a checkpoint that names files that are gone.
+    Checkpoint earlier;
+    const bool loaded = load_checkpoint(dir, earlier).ok();
+    const bool damaged = !loaded && has_checkpoint(dir);
+    if (Status status = remove_checkpoint(dir); !status) return status;
+    if (config.commit_sync && (loaded || damaged)) {
+      const std::string state_dir = std::filesystem::path(checkpoint_path(dir)).parent_path().string();
+      if (Status status = sync_directory(state_dir); !status) return status;
+    }
     // The earlier run's files this run does not write would pass for its output. Only the
     // files its checkpoint names are touched; a damaged checkpoint names none.
-    if (Checkpoint earlier; load_checkpoint(dir, earlier)) {
+    if (loaded) {
       std::vector<std::string> names;
       for (const OutputState& output : earlier.outputs) names.push_back(output.file);
       if (Status status = remove_stale_outputs(config, names); !status) return status;
-    } else if (has_checkpoint(dir)) {
+    } else if (damaged) {
       warn_of_files_left(config);
     }
     if (Status status = remove_earlier_reports(config); !status) return status;
-    if (Status status = remove_checkpoint(dir); !status) return status;
   }
 
   RunStart start;

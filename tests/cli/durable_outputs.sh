@@ -257,4 +257,29 @@ grep -v '^not json$' events.ndjson > events-good.ndjson
 expect_same_file one/part-00000.ndjson events-good.ndjson "-n 1: every line"
 pass "direct writes are in their files before each checkpoint that counts them"
 
+# --force over a finished run: the earlier checkpoint is removed, and its directory synced,
+# before any of that run's files, so that a run killed meanwhile never leaves a checkpoint (one
+# that says the run is complete) naming files that are gone.
+"$KEYSHARD" split -q -k user_id -n 8 -o forced events.ndjson
+recorded forced.log env SYNC_RECORD_UNLINKS=1 "$KEYSHARD" split -q --force -k user_id -n 4 \
+  --on-bad skip -o forced events.ndjson
+python3 - forced.log forced <<'PY' || fail "--force removes the checkpoint first"
+import os, sys
+log, out = sys.argv[1], os.path.realpath(sys.argv[2])
+calls = [line.split() for line in open(log)]
+def first(call, path):
+    return next((i for i, c in enumerate(calls) if c[:1] == [call] and
+                 os.path.realpath(c[1]) == os.path.realpath(path)), None)
+gone = first("unlink", f"{out}/.keyshard/checkpoint.json")
+synced = next((i for i, c in enumerate(calls) if i > (gone or 0) and c[0] == "fsync" and
+               c[1] == f"{out}/.keyshard"), None)
+assert gone is not None and synced is not None, calls[:20]
+removed = [first("unlink", f"{out}/{name}") for name in
+           ("part-00004.ndjson", "part-00007.ndjson", "dead-letter.ndjson", "keyshard-summary.json")]
+assert None not in removed, (removed, calls[:20])
+assert gone < synced < min(removed), (gone, synced, removed)
+PY
+"$KEYSHARD" verify -q forced || fail "verify after --force over a finished run"
+pass "--force removes the earlier checkpoint, durably, before the earlier run's files"
+
 echo "durable_outputs: ok"

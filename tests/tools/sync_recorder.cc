@@ -15,7 +15,8 @@
 // set, each checkpoint renamed into place is copied to $SYNC_LOG.checkpoint-N, recorded as
 // "checkpoint-copy FILE". With $SYNC_RECORD_CACHED set, each write() to a regular file whose
 // path holds "/part-" is recorded once made, as "cached-write PATH OFFSET SIZE": those went
-// through the page cache.
+// through the page cache. With $SYNC_RECORD_UNLINKS set, each file removed is recorded as
+// "unlink PATH" (the path as given).
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -130,6 +131,15 @@ int syncfs(int fd) {
   static auto next = real<int (*)(int)>("syncfs");
   const int result = next(fd);
   if (result == 0) record("syncfs " + path_of(fd));
+  return result;
+}
+
+int unlink(const char* path) {
+  static auto next = real<int (*)(const char*)>("unlink");
+  const int result = next(path);
+  if (result == 0 && std::getenv("SYNC_RECORD_UNLINKS") != nullptr) {
+    record(std::string("unlink ") + path);
+  }
   return result;
 }
 
