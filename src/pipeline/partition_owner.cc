@@ -364,6 +364,8 @@ Status PartitionOwner::finish() {
   // (Without --exec, the pipeline makes every output file durable at once when the owners are
   // done: see make_durable().)
   if (config_.checkpoints && config_.exec() && first.ok()) keep_first(first, sync_dead_letters());
+  // Every child's input ends before any is waited for: they wind down side by side.
+  for (Output& output : outputs_) (void)output.sink->end_input();  // (finish() says how)
   for (Output& output : outputs_) keep_first(first, output.sink->finish());
   if (dead_letters_.sink) keep_first(first, dead_letters_.sink->finish());
   return first;

@@ -92,9 +92,16 @@ Status ExecSink::check_while_quiet() {
   return failed(wait_for_child());
 }
 
-Status ExecSink::finish() {
-  const Status read = discarding_ ? Status{} : wait_until_read();
+Status ExecSink::end_input() {
+  if (input_ended_) return read_;
+  input_ended_ = true;
+  read_ = discarding_ ? Status{} : wait_until_read();
   stdin_writer_ = FileDescriptor();  // EOF for the child, and for anything it started
+  return read_;
+}
+
+Status ExecSink::finish() {
+  const Status read = end_input();
   const int status = wait_for_child();
   if (!read) return read;
   return wait_status_ok(status) ? Status{} : failed(status);

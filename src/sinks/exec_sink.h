@@ -23,7 +23,9 @@ class ExecSink final : public Sink {
 
   Status write(std::string_view block) override;
   /// Waits until the child has read all its input (or exited without doing so: an error unless
-  /// early exits are allowed), then closes its stdin and waits for it to exit.
+  /// early exits are allowed), then closes its stdin.
+  Status end_input() override;
+  /// Ends its input (end_input(), if not done yet), then waits for the child to exit.
   Status finish() override;
   const std::string& name() const override { return label_; }
   /// A child that has ended with a non-zero status or by a signal: its failure, now. One that
@@ -43,6 +45,8 @@ class ExecSink final : public Sink {
   FileDescriptor stdin_writer_;
   bool allow_early_exit_;
   bool discarding_ = false;  // the child left early and that is allowed
+  bool input_ended_ = false;  // end_input() was called; `read_` says how the input was read
+  Status read_;
   bool waited_ = false;
   int wait_status_ = 0;
 };

@@ -25,6 +25,19 @@ expect_eq "$STATUS" 0 "status"
 expect_eq "$(echo "$ERR" | sort)" $'[partition 0] 0/3/murmur2\n[partition 1] 1/3/murmur2\n[partition 2] 2/3/murmur2' "child environment and stderr prefix"
 pass "environment and stderr"
 
+# At the end every child's input is ended before any is waited for, so that children that take
+# long to wind down do so side by side: 8 children, 2 workers, each 2 s after its end of input.
+# (One after the other, a worker's four children saw their ends 2 s apart.)
+run_status ks split -k user_id -n 8 -j 2 -o winding -q \
+  --exec 'cat >/dev/null; date +%s.%N > "$PWD/eof.$KEYSHARD_PARTITION"; sleep 2' events.ndjson
+expect_eq "$STATUS" 0 "children that wind down slowly"
+python3 -c "
+import glob
+times = [float(open(f).read()) for f in glob.glob('eof.*')]
+assert len(times) == 8 and max(times) - min(times) < 1.5, sorted(times)" \
+  || fail "every child's input ends before any child is waited for"
+pass "children wind down side by side"
+
 # What --exec does not do is said: {partition} is --name's, not the command's (the children
 # would all write one file); --name with --exec-per worker names nothing; a blank command is
 # none.
