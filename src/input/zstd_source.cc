@@ -68,8 +68,7 @@ class ZstdSource final : public InputSource {
       if (no_input && !inside_frame_) return {};         // a clean end between frames
       const size_t hint = ZSTD_decompressStream(stream_, &output, &input_);
       if (ZSTD_isError(hint)) {
-        const ZSTD_ErrorCode code = ZSTD_getErrorCode(hint);
-        const bool no_frame = code == ZSTD_error_prefix_unknown;
+        const bool no_frame = ZSTD_getErrorCode(hint) == ZSTD_error_prefix_unknown;
         // (Its lines before were read unchecked; none when it fails at its header.)
         corrupt_frame_start = frame_start_;
         return Status::error(decoding_problem(hint) + taken_for(no_frame), name());
