@@ -204,17 +204,21 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     }
     Checkpoint last;
     if (load_checkpoint(config.output_dir, last)) {
-      if (result.corrupt_frame && result.corrupt_frame->first < last.inputs.size() &&
-          last.inputs[result.corrupt_frame->first].offset > result.corrupt_frame->second &&
-          remove_checkpoint(config.output_dir)) {
-        // The checkpoint vouches for lines of a frame that failed its check at its end (or
+      if (result.corrupt_frame_covered) {
+        // The checkpoint vouches for lines of a frame that failed its check (at its end, or
         // further on), which may be wrong: no run may go on from it, even once the input is
         // mended (a resume checks only the bytes around where it goes on).
-        return std::move(failure).also(
+        const std::string why =
             "the run's last checkpoint covers lines of that zstd frame that were read before "
             "the damage showed (a frame is checked as a whole, at its end), so the outputs may "
-            "hold wrong events: the checkpoint is removed, and the run cannot be resumed; once "
-            "the input is mended, start over with --force");
+            "hold wrong events";
+        if (Status removed = remove_checkpoint(config.output_dir); !removed) {
+          return std::move(failure).also(why + ": do not resume it; " + removed.message() +
+                                         "; once the input is mended, start over with --force");
+        }
+        return std::move(failure).also(why + ": the checkpoint is removed, and the run cannot "
+                                             "be resumed; once the input is mended, start over "
+                                             "with --force");
       }
       if (failure.cause() == Cause::kOutputChanged) {
         // No run can go on from a checkpoint whose outputs are not what it records.

@@ -323,7 +323,6 @@ Status run_split(const SplitOptions& given) {
     return interrupted_before_start(signal_number);
   }
   if (Status status = prepare_outputs(config, continuing); !status) return status;
-  if (Status status = unlink_symlinked_outputs(replaced); !status) return status;
   if (config.checkpoints && config.force) {
     // The earlier run's checkpoint goes first (durably, under --commit sync): a run killed
     // while it removes that run's files then leaves files without a checkpoint, which a later
@@ -333,8 +332,10 @@ Status run_split(const SplitOptions& given) {
     const bool damaged = !loaded && has_checkpoint(dir);
     if (Status status = remove_checkpoint(dir); !status) return status;
     if (config.commit_sync && (loaded || damaged)) {
-      const std::string state_dir = std::filesystem::path(checkpoint_path(dir)).parent_path().string();
-      if (Status status = sync_directory(state_dir); !status) return status;
+      const std::filesystem::path checkpoint_file(checkpoint_path(dir));
+      if (Status status = sync_directory(checkpoint_file.parent_path().string()); !status) {
+        return status;
+      }
     }
     // The earlier run's files this run does not write would pass for its output. Only the
     // files its checkpoint names are touched; a damaged checkpoint names none.
@@ -347,6 +348,7 @@ Status run_split(const SplitOptions& given) {
     }
     if (Status status = remove_earlier_reports(config); !status) return status;
   }
+  if (Status status = unlink_symlinked_outputs(replaced); !status) return status;
 
   RunStart start;
   start.options = record_options(options);

@@ -96,6 +96,7 @@ Status ChunkReader::position_input(InputStart& start) {
   recorded.offset = 0;
   recorded.lines = 0;
   restarted_ = true;
+  read_again_ = true;
   window_.reset();
   return {};
 }
@@ -122,6 +123,7 @@ Status ChunkReader::open_next_input() {
   input_index_ = static_cast<uint32_t>(next_path_ - 1);
   opened_ = true;
   positioned_ = false;
+  read_again_ = false;
   names_.push_back(source_->name());
   const InputPosition& planned = start.position;
   if (start.restart_if_changed && planned.offset == 0 && planned.device != 0 &&
@@ -137,6 +139,8 @@ Status ChunkReader::open_next_input() {
     source_.reset();
     return {};
   }
+  // (A damaged frame met before the recorded position is not noted: the run that read up to
+  // it decoded other bytes, as the same bytes fail the same way, so its lines came from those.)
   if (status = position_input(start); !status) return status;
   positioned_ = true;
   InputPosition& position = positions_[input_index_];
@@ -151,8 +155,14 @@ Status ChunkReader::open_next_input() {
 }
 
 void ChunkReader::fail_here(bool first_after_restart) {
-  failed_line_ = FailedLine{input_index_, first_after_restart,
-                            source_ ? source_->corrupt_frame_start : pending_corrupt_frame_start_};
+  failed_line_ = FailedLine{input_index_, first_after_restart};
+  note_corrupt_frame();
+}
+
+void ChunkReader::note_corrupt_frame() {
+  if (source_ && source_->corrupt_frame_start) {
+    corrupt_frame_ = CorruptFrame{input_index_, *source_->corrupt_frame_start, read_again_};
+  }
 }
 
 bool ChunkReader::at_end() const {
@@ -313,7 +323,7 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
         return false;
       }
       pending_error_ = read_status;
-      pending_corrupt_frame_start_ = source_->corrupt_frame_start;
+      note_corrupt_frame();  // (before the source goes)
       chunk.size = static_cast<size_t>(last_newline - chunk.data.get()) + 1;
       chunk.final_fragment = false;
       source_.reset();

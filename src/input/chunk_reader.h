@@ -71,15 +71,27 @@ class ChunkReader {
   struct FailedLine {
     uint32_t input;
     bool first_after_restart;  // the input is read again from 0 and no chunk of it went out
-    // A zstd frame that failed its check: where its content starts (see InputSource).
-    std::optional<uint64_t> corrupt_frame_start = std::nullopt;
   };
   const std::optional<FailedLine>& failed_line() const { return failed_line_; }
+  /// After next() failed on a zstd frame that did not pass its check (not one met while an input
+  /// was read up to its recorded position): the input, where that frame's content starts (see
+  /// InputSource::corrupt_frame_start), and whether this run read the input again from 0, so
+  /// that the position it was given to start from is in other bytes' terms.
+  struct CorruptFrame {
+    uint32_t input;
+    uint64_t start;
+    bool restarted;
+  };
+  const std::optional<CorruptFrame>& corrupt_frame() const { return corrupt_frame_; }
+  /// Whether a read error is waiting to be reported by the next call to next().
+  bool error_pending() const { return !pending_error_.ok(); }
 
  private:
   Status open_next_input();
   // Records that next() failed in the input in progress.
   void fail_here(bool first_after_restart);
+  // Records a failed zstd frame of the input in progress, if the source met one.
+  void note_corrupt_frame();
   Status position_input(InputStart& start);
   static void ensure_capacity(Chunk& chunk, size_t capacity);
   // Fills `chunk` with a view of the lines that follow in a file read in place; false when
@@ -95,6 +107,7 @@ class ChunkReader {
   bool opened_ = false;      // an input has been opened
   bool positioned_ = false;  // ... and stands at its starting position (fingerprints checked)
   bool restarted_ = false;   // ... read again from 0: its first chunk says so
+  bool read_again_ = false;  // ... read again from 0 (for all of its chunks)
   std::function<void(const std::string&)> warn_;
   uint64_t bytes_delivered_ = 0;
   size_t next_path_ = 0;
@@ -108,7 +121,6 @@ class ChunkReader {
   uint64_t input_offset_ = 0;  // offset of the next byte handed out in a chunk
   std::string carry_;          // the start of a line that did not fit the previous chunk
   Status pending_error_;       // a read error, reported once the lines before it are out
-  std::optional<uint64_t> pending_corrupt_frame_start_;  // its source's corrupt_frame_start
   bool source_done_ = false;
   // From a pipe: lines were handed out since the last chunk that made the owners write out
   // what they hold, which happens once the pipe is quiet, at most every kFlushDelay.
@@ -120,6 +132,7 @@ class ChunkReader {
   uint64_t bytes_read_ = 0;
   std::vector<std::string> names_;
   std::optional<FailedLine> failed_line_;
+  std::optional<CorruptFrame> corrupt_frame_;
 };
 
 }  // namespace keyshard

@@ -234,10 +234,14 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   uint64_t since_checkpoint = 0;
   uint64_t since_sync = 0;  // bytes read since the outputs were last synced (or asked to be)
   auto last_checkpoint = SteadyClock::now();
-  // The signal that stopped the reading; one that comes once the input is read stops nothing.
+  // Per input, how far the checkpoints this run took while reading it reach (in the bytes this
+  // run reads: an input read again from 0 counts from there).
+  std::vector<uint64_t> covered(config.inputs.size(), 0);
+  // The signal that stopped the reading; one that comes once the input is read stops nothing,
+  // nor one that comes before a read error is reported (it may be a damaged frame's).
   int stopped_by = 0;
   while (Chunk* chunk = scheduler.acquire()) {
-    if (interrupt_signal() != 0 && !reader.at_end()) {
+    if (interrupt_signal() != 0 && !reader.at_end() && !reader.error_pending()) {
       stopped_by = interrupt_signal();
       scheduler.release_unused(chunk);
       break;
@@ -254,7 +258,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     read_seconds += seconds_since(read_started);
     if (!more) {
       scheduler.release_unused(chunk);
-      if (!read_status.ok() && !memory_ran_out && interrupt_signal() != 0) {
+      if (!read_status.ok() && !memory_ran_out && !reader.corrupt_frame() &&
+          interrupt_signal() != 0) {
         read_status = {};  // a read cut short
         stopped_by = interrupt_signal();
       }
@@ -274,7 +279,11 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
         since_checkpoint = 0;
         since_sync = 0;
         last_checkpoint = SteadyClock::now();
-        checkpointer->expect(chunk->sequence, reader_cut());
+        ReaderCut cut = reader_cut();
+        if (cut.current < cut.inputs.size()) {
+          covered[cut.current] = std::max(covered[cut.current], cut.inputs[cut.current].offset);
+        }
+        checkpointer->expect(chunk->sequence, std::move(cut));
       } else if (sync_ahead_due(config, since_sync)) {
         // (What the owners have written by now: the chunks before this one, give or take.)
         since_sync = 0;
@@ -324,14 +333,24 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     if (result.status.ok() && !read_status.ok() && reader.failed_line()) {
       // Every line before it was applied: the owners' line counts give its number (they restart
       // with the first chunk of an input read again from 0).
-      const auto& [input, first_after_restart, corrupt_frame_start] = *reader.failed_line();
+      const auto [input, first_after_restart] = *reader.failed_line();
       const uint64_t before = first_after_restart ? 0 : owners[0]->lines_of_input(input);
       result.status = Status::error(read_status.reason(),
                                     fmt::format("{}:{}", read_status.where(), before + 1))
                           .because(read_status.cause());
-      if (corrupt_frame_start) result.corrupt_frame = {input, *corrupt_frame_start};
     } else if (result.status.ok()) {
       result.status = read_status;
+    }
+    if (const auto& frame = reader.corrupt_frame(); frame && !read_status.ok()) {
+      // Lines of the frame were handed on unchecked: a checkpoint of this run's taken past its
+      // start covers some, and so does the position an earlier run's checkpoint gave this run
+      // to start from, unless the input was read again from 0 (that position was in bytes since
+      // gone).
+      const uint64_t given =
+          start != nullptr && frame->input < start->inputs.size() && !frame->restarted
+              ? start->inputs[frame->input].position.offset
+              : 0;
+      result.corrupt_frame_covered = covered[frame->input] > frame->start || given > frame->start;
     }
     for (unsigned w = 0; w < workers; ++w) {
       if (result.status.ok() && !finish_status[w].ok()) result.status = finish_status[w];

@@ -3,7 +3,6 @@
 
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "checkpoint/checkpoint.h"
@@ -25,9 +24,10 @@ struct RunResult {
   // The files this run created in DIR (not those it found and truncated or appended to).
   std::vector<std::string> created_files;
   bool wrote_checkpoint = false;  // at least one, before the end
-  // The run failed on a zstd frame that did not pass its check: the input (its index) and where
-  // the frame's content starts (see InputSource::corrupt_frame_start).
-  std::optional<std::pair<uint32_t, uint64_t>> corrupt_frame;
+  // The run failed on a zstd frame that did not pass its check, and a checkpoint (this run's, or
+  // the earlier one it started from) covers lines of that frame, handed on before the damage
+  // showed: no run may go on from it.
+  bool corrupt_frame_covered = false;
   // A fresh run (not a resume, not --incremental): its first checkpoint records the empty start.
   bool fresh = false;
 };

@@ -91,6 +91,50 @@ ks resume -q early || fail "resume once the input is mended"
 for f in plain/part-*.ndjson; do
   expect_same_file "early/$(basename "$f")" "$f" "resumed over the mended zstd input"
 done
+# The last checkpoint inside the first frame, the second damaged: that checkpoint covers no line
+# of the damaged frame, so it stays, and a resume once the input is mended writes what a run on
+# the sound input writes. (Chunks of 16 KiB, so that checkpoints fall inside the first frame.)
+head -n 1000 events.ndjson > first-frames.ndjson
+sed -n '1001,1100p' events.ndjson >> first-frames.ndjson
+head -n 1000 events.ndjson | zstd -q -c > sound-frames.zst
+sed -n '1001,1100p' events.ndjson | zstd -q -c >> sound-frames.zst
+cp sound-frames.zst later-damage.zst
+python3 -c "
+import sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+data[-1] ^= 0xff
+open(sys.argv[1], 'wb').write(data)" later-damage.zst
+first_frame=$(head -n 1000 events.ndjson | wc -c)
+run_status ks split -k user_id -n 8 -q --chunk-size 16KiB --checkpoint-every 64KiB -o later \
+  later-damage.zst
+expect_eq "$STATUS" 1 "exit status for a damaged second frame"
+expect_contains "$ERR" "keyshard resume later" "resume is offered: no checkpoint covers the frame"
+python3 - later/.keyshard/checkpoint.json "$first_frame" <<'PY' || fail "a checkpoint in frame 1"
+import json, sys
+offset = json.load(open(sys.argv[1]))["inputs"][0]["offset"]
+assert 0 < offset <= int(sys.argv[2]), offset
+PY
+cat sound-frames.zst > later-damage.zst
+ks resume -q later || fail "resume over the mended second frame"
+ks split -k user_id -n 8 -q -o later-reference first-frames.ndjson
+for f in later-reference/part-*.ndjson; do
+  expect_same_file "later/$(basename "$f")" "$f" "resumed from inside the first frame"
+done
+# An --incremental input rewritten since the last run, its new frame damaged: that run's lines
+# came from other bytes, so its checkpoint stays.
+head -n 600 events.ndjson | zstd -q -c > growing.zst
+ks split -k user_id -n 4 -q --incremental -o growing growing.zst
+sed -n '601,2000p' events.ndjson | zstd -q -c > rewritten.zst
+python3 -c "
+import sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+data[-1] ^= 0xff
+open(sys.argv[2], 'wb').write(data)" rewritten.zst growing.zst
+run_status ks split -k user_id -n 4 -q --incremental -o growing growing.zst
+expect_eq "$STATUS" 1 "exit status for a rewritten input with a damaged frame"
+expect_contains "$ERR" "reading it again from the start" "the rewritten input is read from 0"
+[ -e growing/.keyshard/checkpoint.json ] || fail "the checkpoint of the earlier bytes stays"
+if grep -q "checkpoint is removed" <<<"$ERR"; then fail "no checkpoint removed: $ERR"; fi
 pass "a damaged zstd frame: no resume from a checkpoint over its lines"
 
 # Damage met inside a frame: the lines decoded before it are handled, all but at most a block's
