@@ -172,6 +172,23 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
       read_stdin ? " (with the same stream on its standard input, from its start)" : "";
   // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.
   auto with_hint = [&config, &result, &stdin_again, read_stdin](Status failure) {
+    if (result.corrupt_frame_covered && config.checkpoints && has_checkpoint(config.output_dir)) {
+      // The checkpoint vouches for lines of a zstd frame that failed its check (at its end, or
+      // further on), which may be wrong: no run may go on from it, even once the input is
+      // mended (a resume checks only the bytes around where it goes on). Whatever stopped the
+      // run first (a bad line decoded from the damage, say).
+      const std::string why =
+          "the run's last checkpoint covers lines of a zstd frame of " +
+          result.corrupt_frame_input + " that were read before its damage showed (a frame is "
+          "checked as a whole, at its end), so the outputs may hold wrong events";
+      if (Status removed = remove_checkpoint(config.output_dir); !removed) {
+        return std::move(failure).also(why + ": do not resume it; " + removed.message() +
+                                       "; once the input is mended, start over with --force");
+      }
+      return std::move(failure).also(why + ": the checkpoint is removed, and the run cannot be "
+                                           "resumed; once the input is mended, start over with "
+                                           "--force");
+    }
     if (failure.exit_code() == kExitBadInput && config.checkpoints &&
         has_checkpoint(config.output_dir)) {
       // --on-bad fail: the line that stopped the run was not taken; its checkpoint stands. A
@@ -204,22 +221,6 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     }
     Checkpoint last;
     if (load_checkpoint(config.output_dir, last)) {
-      if (result.corrupt_frame_covered) {
-        // The checkpoint vouches for lines of a frame that failed its check (at its end, or
-        // further on), which may be wrong: no run may go on from it, even once the input is
-        // mended (a resume checks only the bytes around where it goes on).
-        const std::string why =
-            "the run's last checkpoint covers lines of that zstd frame that were read before "
-            "the damage showed (a frame is checked as a whole, at its end), so the outputs may "
-            "hold wrong events";
-        if (Status removed = remove_checkpoint(config.output_dir); !removed) {
-          return std::move(failure).also(why + ": do not resume it; " + removed.message() +
-                                         "; once the input is mended, start over with --force");
-        }
-        return std::move(failure).also(why + ": the checkpoint is removed, and the run cannot "
-                                             "be resumed; once the input is mended, start over "
-                                             "with --force");
-      }
       if (failure.cause() == Cause::kOutputChanged) {
         // No run can go on from a checkpoint whose outputs are not what it records.
         return std::move(failure).also("a run goes on only from outputs that hold what the "

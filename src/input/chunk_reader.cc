@@ -139,9 +139,13 @@ Status ChunkReader::open_next_input() {
     source_.reset();
     return {};
   }
-  // (A damaged frame met before the recorded position is not noted: the run that read up to
-  // it decoded other bytes, as the same bytes fail the same way, so its lines came from those.)
-  if (status = position_input(start); !status) return status;
+  if (status = position_input(start); !status) {
+    // A damaged frame met on the way to the recorded position: the run that read up to there
+    // may have handed on lines of it (one that stopped at the frame's end, before its checksum
+    // had been written or read).
+    note_corrupt_frame();
+    return status;
+  }
   positioned_ = true;
   InputPosition& position = positions_[input_index_];
   position = start.position;

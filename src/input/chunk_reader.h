@@ -73,8 +73,8 @@ class ChunkReader {
     bool first_after_restart;  // the input is read again from 0 and no chunk of it went out
   };
   const std::optional<FailedLine>& failed_line() const { return failed_line_; }
-  /// After next() failed on a zstd frame that did not pass its check (not one met while an input
-  /// was read up to its recorded position): the input, where that frame's content starts (see
+  /// After next() failed on a zstd frame that did not pass its check (also one met while an
+  /// input was read up to its recorded position): the input, where that frame's content starts (see
   /// InputSource::corrupt_frame_start), and whether this run read the input again from 0, so
   /// that the position it was given to start from is in other bytes' terms.
   struct CorruptFrame {

@@ -341,7 +341,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     } else if (result.status.ok()) {
       result.status = read_status;
     }
-    if (const auto& frame = reader.corrupt_frame(); frame && !read_status.ok()) {
+    // (Also when another failure stopped the run first: a bad line decoded from the damage.)
+    if (const auto& frame = reader.corrupt_frame(); frame) {
       // Lines of the frame were handed on unchecked: a checkpoint of this run's taken past its
       // start covers some, and so does the position an earlier run's checkpoint gave this run
       // to start from, unless the input was read again from 0 (that position was in bytes since
@@ -351,6 +352,9 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
               ? start->inputs[frame->input].position.offset
               : 0;
       result.corrupt_frame_covered = covered[frame->input] > frame->start || given > frame->start;
+      if (frame->input < config.input_names.size()) {
+        result.corrupt_frame_input = config.input_names[frame->input];
+      }
     }
     for (unsigned w = 0; w < workers; ++w) {
       if (result.status.ok() && !finish_status[w].ok()) result.status = finish_status[w];

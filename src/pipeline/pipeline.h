@@ -28,6 +28,7 @@ struct RunResult {
   // the earlier one it started from) covers lines of that frame, handed on before the damage
   // showed: no run may go on from it.
   bool corrupt_frame_covered = false;
+  std::string corrupt_frame_input;  // the input's name, then
   // A fresh run (not a resume, not --incremental): its first checkpoint records the empty start.
   bool fresh = false;
 };

@@ -68,7 +68,8 @@ run_status ks split -k user_id -n 8 -q --checkpoint-every 1B -o damaged damaged.
 expect_eq "$STATUS" 1 "exit status for a damaged zstd frame"
 grep -Eq "^keyshard: damaged.zst:[0-9]+: corrupt zstd input: Restored data doesn't match checksum$" \
   <<<"$ERR" || fail "the error names the file, a line and why: $ERR"
-expect_contains "$ERR" "covers lines of that zstd frame that were read before the damage showed" \
+expect_contains "$ERR" "covers lines of a zstd frame of damaged.zst that were read before its damage \
+showed" \
   "the message says the checkpoint covers lines of the damaged frame"
 expect_contains "$ERR" "the checkpoint is removed, and the run cannot be resumed" "and what is done"
 [ ! -e damaged/.keyshard/checkpoint.json ] || fail "the checkpoint over the damaged frame is gone"
@@ -135,6 +136,23 @@ expect_eq "$STATUS" 1 "exit status for a rewritten input with a damaged frame"
 expect_contains "$ERR" "reading it again from the start" "the rewritten input is read from 0"
 [ -e growing/.keyshard/checkpoint.json ] || fail "the checkpoint of the earlier bytes stays"
 if grep -q "checkpoint is removed" <<<"$ERR"; then fail "no checkpoint removed: $ERR"; fi
+# An --incremental input whose last frame had all its lines but not yet its checksum: the run
+# took them all. The checksum that comes then is wrong: the next run meets it on the way to its
+# recorded position, and that checkpoint goes too.
+head -n 1000 events.ndjson | zstd -q -c > whole-frame.zst
+size=$(stat -c %s whole-frame.zst)
+head -c $((size - 4)) whole-frame.zst > unchecked.zst
+ks split -k user_id -n 4 -q --incremental -o unchecked unchecked.zst
+python3 -c "
+import sys
+tail = bytearray(open(sys.argv[1], 'rb').read()[-4:])
+tail[0] ^= 0xff
+open(sys.argv[2], 'ab').write(tail)" whole-frame.zst unchecked.zst
+run_status ks split -k user_id -n 4 -q --incremental -o unchecked unchecked.zst
+expect_eq "$STATUS" 1 "exit status for a wrong checksum after the recorded position's frame"
+expect_contains "$ERR" "corrupt zstd input: Restored data doesn't match checksum" "why"
+expect_contains "$ERR" "the checkpoint is removed" "the checkpoint over the frame goes"
+[ ! -e unchecked/.keyshard/checkpoint.json ] || fail "no checkpoint over the damaged frame"
 pass "a damaged zstd frame: no resume from a checkpoint over its lines"
 
 # Damage met inside a frame: the lines decoded before it are handled, all but at most a block's
