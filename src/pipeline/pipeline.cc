@@ -351,7 +351,8 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
           start != nullptr && frame->input < start->inputs.size() && !frame->restarted
               ? start->inputs[frame->input].position.offset
               : 0;
-      result.corrupt_frame_covered = covered[frame->input] > frame->start || given > frame->start;
+      const uint64_t taken = frame->input < covered.size() ? covered[frame->input] : 0;
+      result.corrupt_frame_covered = taken > frame->start || given > frame->start;
       if (frame->input < config.input_names.size()) {
         result.corrupt_frame_input = config.input_names[frame->input];
       }
