@@ -72,18 +72,17 @@ Status parse_annotate(const std::string& text, RunConfig& config) {
   while (start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());
     const std::string field = text.substr(start, comma - start);
-    if (field == "partition") {
-      config.annotate_partition = true;
-    } else if (field == "offset") {
-      config.annotate_offset = true;
-    } else if (field == "key") {
-      config.annotate_key = true;
-    } else if (field == "salt") {
-      config.annotate_salt = true;
-    } else {
+    bool* chosen = field == "partition" ? &config.annotate_partition
+                   : field == "offset"  ? &config.annotate_offset
+                   : field == "key"     ? &config.annotate_key
+                   : field == "salt"    ? &config.annotate_salt
+                                        : nullptr;
+    if (chosen == nullptr) {
       return usage("invalid --annotate field \"" + field +
                    "\": use partition, offset, key, salt, or several joined by commas");
     }
+    if (*chosen) return usage("--annotate names \"" + field + "\" twice");
+    *chosen = true;
     start = comma + 1;
   }
   if (config.keys.format != InputFormat::kJson) {

@@ -82,7 +82,8 @@ std::string check_output(const std::string& path, const OutputState& recorded, b
   }
   const auto size = static_cast<uint64_t>(info.st_size);
   if (size < recorded.size) {
-    return fmt::format("truncated: {} bytes, the checkpoint records {}", size, recorded.size);
+    return fmt::format("truncated: {} byte{}, the checkpoint records {}", with_commas(size),
+                       size == 1 ? "" : "s", with_commas(recorded.size));
   }
   uint64_t digest = 0, read = 0;
   if (Status status = hash_file_prefix(fd.get(), path, recorded.size, digest, read); !status) {
@@ -96,11 +97,13 @@ std::string check_output(const std::string& path, const OutputState& recorded, b
     return status.reason();
   }
   if (lines != recorded.lines) {
-    return fmt::format("changed: {} lines, the checkpoint records {}", lines, recorded.lines);
+    return fmt::format("changed: {} line{}, the checkpoint records {}", with_commas(lines),
+                       lines == 1 ? "" : "s", with_commas(recorded.lines));
   }
   if (size > recorded.size) {
-    return fmt::format("extended: {} bytes after the {} the checkpoint records{}",
-                       size - recorded.size, recorded.size,
+    const uint64_t after = size - recorded.size;
+    return fmt::format("extended: {} byte{} after the {} the checkpoint records{}",
+                       with_commas(after), after == 1 ? "" : "s", with_commas(recorded.size),
                        complete ? "" : " (written after the last checkpoint; `keyshard resume` "
                                        "cuts them and writes them again)");
   }

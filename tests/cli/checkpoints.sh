@@ -701,7 +701,16 @@ run_status timeout 20 "$KEYSHARD" verify tampered
 expect_eq "$STATUS" 1 "verify of tampered outputs"
 expect_contains "$OUT" "tampered/part-00003.ndjson: changed" "a changed byte"
 expect_contains "$OUT" "tampered/part-00005.ndjson: truncated" "a truncated file"
-expect_contains "$OUT" "tampered/part-00006.ndjson: extended" "an extended file"
+expect_contains "$OUT" "tampered/part-00006.ndjson: extended: 19 bytes after the " "an extended file"
+# Sizes are given as the summary gives them, with thousands separators.
+python3 - reference/part-00005.ndjson reference/part-00006.ndjson <<PY || fail "verify's sizes"
+import os, sys
+out = """$OUT"""
+five, six = (os.path.getsize(path) for path in sys.argv[1:])
+assert f"part-00005.ndjson: truncated: {five - 10:,} bytes, the checkpoint records {five:,}" \
+    in out, out
+assert f"part-00006.ndjson: extended: 19 bytes after the {six:,} the checkpoint records" in out, out
+PY
 expect_contains "$OUT" "tampered/part-00007.ndjson: not a file: a directory is in its place" \
   "a directory in a file's place"
 expect_contains "$OUT" "tampered/part-00001.ndjson: not a regular file any more" "a FIFO"

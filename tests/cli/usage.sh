@@ -117,6 +117,9 @@ pass "--name"
 # --annotate adds _partition and _offset (index within the partition).
 printf '{"id":"a","v":1}\n{}\n{"id":"a","v":2}\r\n' > ann.ndjson
 ks split -k id -n 2 --missing-key partition:1 --annotate partition,offset -o - -q ann.ndjson > ann.out
+run_status ks split -k id -n 2 --annotate partition,offset,partition -o - -q ann.ndjson
+expect_eq "$STATUS" 2 "--annotate with a field named twice"
+expect_contains "$ERR" '--annotate names "partition" twice' "the field named twice is named"
 p=$(ks which -n 2 a)
 expect_eq "$(sed -n 1p ann.out)" "{\"id\":\"a\",\"v\":1,\"_partition\":$p,\"_offset\":0}" "annotated line"
 expect_eq "$(sed -n 2p ann.out)" '{"_partition":1,"_offset":'"$([ "$p" = 1 ] && echo 1 || echo 0)"'}' "annotated empty object"
