@@ -273,6 +273,12 @@ contender "dd conv=fsync (durable I/O ceiling)" "$events_file" "$full_label" lin
 contender "keyshard -n $parts" "$events_file" "$full_label" lines "$keyshard" \
   "$(split $parts "$events_file")"
 headline=$(( ${#row_name[@]} - 1 ))
+# The peers leave their files in the page cache, as cat does; this row does the same (its
+# checkpoints are still written, the outputs not fsynced), so its ratios to them compare like
+# with like, whatever the disk's speed that day.
+contender "keyshard -n $parts --commit async" "$events_file" "$full_label" lines "$keyshard" \
+  "$(split $parts --commit async "$events_file")"
+headline_async=$(( ${#row_name[@]} - 1 ))
 contender "keyshard -n 1024" "$events_file" "$full_label" lines "$keyshard" \
   "$(split 1024 "$events_file")" aside
 disk_1024=$(( ${#row_name[@]} - 1 ))
@@ -481,6 +487,66 @@ for i in "${!row_name[@]}"; do
   fi
 done
 
+# ---------------------------------------------------------------------------------------------
+# The targets (bench/README.md, "The targets"), each against this run's figures: for the
+# defaults (--commit sync: every output byte on the disk before the run ends) and for
+# --commit async (the outputs left in the page cache, as the peers and cat leave theirs).
+
+row_named() {  # NAME -> its row's index, or -1
+  local i
+  for i in "${!row_name[@]}"; do
+    if [[ ${row_name[i]} == "$1" ]]; then echo "$i"; return; fi
+  done
+  echo -1
+}
+mbs_of() { if (($1 < 0)); then echo n/a; else echo "${row_mbs[$1]}"; fi; }
+# judge VALUE OP BOUND TEXT: "TEXT, met" or "TEXT, not met" (n/a when VALUE is)
+judge() {
+  if [[ $1 == n/a ]]; then echo "n/a"; return; fi
+  awk -v v="$1" -v b="$3" -v op="$2" -v t="$4" \
+    'BEGIN { ok = (op == ">=") ? v >= b : v <= b; printf "%s, %s", t, ok ? "met" : "not met" }'
+}
+times_over() {  # KEYSHARD_MBS PEER_MBS -> "12.3" or n/a
+  if [[ $1 == n/a || $2 == n/a ]]; then echo n/a
+  else awk -v k="$1" -v p="$2" 'BEGIN { printf "%.1f", k / p }'; fi
+}
+share_of() {  # MBS BASE_MBS -> "61" (percent) or n/a
+  if [[ $1 == n/a || $2 == n/a ]]; then echo n/a
+  else awk -v x="$1" -v b="$2" 'BEGIN { printf "%.0f", 100 * x / b }'; fi
+}
+target_rows=()
+sync_mbs=$(mbs_of "$headline") async_mbs=$(mbs_of "$headline_async")
+target_rows+=("| ≥ 1,500 MB/s into $parts files | $(judge "$sync_mbs" ">=" 1500 "$sync_mbs MB/s") |\
+ $(judge "$async_mbs" ">=" 1500 "$async_mbs MB/s") |")
+for peer in "mawk (regex + awk hash):10" "GNU parallel --shard:20" "Miller 6 (mlr):80"; do
+  name=${peer%:*} bound=${peer##*:}
+  peer_mbs=$(mbs_of "$(row_named "$name")")
+  x_sync=$(times_over "$sync_mbs" "$peer_mbs") x_async=$(times_over "$async_mbs" "$peer_mbs")
+  target_rows+=("| ≥ ${bound}× ${name%% (*} ($peer_mbs MB/s) | $(judge "$x_sync" ">=" "$bound" "${x_sync}×") |\
+ $(judge "$x_async" ">=" "$bound" "${x_async}×") |")
+done
+s_rows=$(share_of "$(mbs_of "$disk_1024")" "$sync_mbs")
+s_async=$(share_of "$(mbs_of "$(row_named "keyshard -n 1024 --commit async")")" "$async_mbs")
+s_side=${resize_share%%\%*}
+target_rows+=("| \`-n 1024\` ≥ 60% of \`-n $parts\` | $(judge "$s_rows" ">=" 60 "$s_rows% in the rows");\
+ $(judge "$s_side" ">=" 60 "$s_side% side by side") | $(judge "$s_async" ">=" 60 "$s_async%") |")
+rss_max=n/a
+for i in "${!row_name[@]}"; do
+  if [[ ${row_name[i]} == keyshard* && ${row_rss[i]} != n/a ]]; then
+    rss_max=$(awk -v a="$rss_max" -v b="${row_rss[i]}" 'BEGIN { print (a == "n/a" || b > a) ? b : a }')
+  fi
+done
+target_rows+=("| peak RSS ≤ 256 MiB (any keyshard row) | $(judge "$rss_max" "<=" 256 "$rss_max MiB") | |")
+zstd_share=n/a
+zstd_in=$(mbs_of "$(row_named "keyshard -n $parts, zstd input")")
+zstd_dc=$(mbs_of "$(row_named "zstd -dc (decompression ceiling)")")
+if [[ $zstd_in != n/a && $zstd_dc != n/a ]]; then
+  zstd_share=$(awk -v k="$zstd_in" -v z="$zstd_dc" 'BEGIN { printf "%.2f", k / z }')
+fi
+target_rows+=("| zstd input ≥ 0.8× \`zstd -dc\` | $(judge "$zstd_share" ">=" 0.8 "${zstd_share}×") | |")
+compress_mbs=$(mbs_of "$(row_named "keyshard -n $parts --compress zstd:1")")
+target_rows+=("| \`--compress zstd:1\` ≥ 500 MB/s | $(judge "$compress_mbs" ">=" 500 "$compress_mbs MB/s") | |")
+
 keyshard_version=$("$keyshard" --version 2> /dev/null | head -n1)
 report=$(
   echo "# keyshard benchmark"
@@ -506,6 +572,12 @@ report=$(
        "$resize_rounds rounds' shares, each round running both: $resize_share." \
        "Creating 1,024 empty files there (\`touch\`, median of $resize_rounds rounds):" \
        "$create_report."
+  echo
+  echo "The targets (see bench/README.md), for the defaults and for \`--commit async\`:"
+  echo
+  echo "| target | keyshard -n $parts (defaults) | keyshard -n $parts --commit async |"
+  echo "|---|---|---|"
+  for line in "${target_rows[@]}"; do echo "$line"; done
   if ((${#checkpoint_report[@]} > 0)); then
     echo
     echo "Checkpoint cost on $full_label, side by side, median of ${checkpoint_rounds} rounds" \
