@@ -53,7 +53,8 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
       config.checkpoints ? "the outputs and the checkpoint are complete" : "the output is complete";
   std::string too_bad;
   if (config.max_bad_lines && bad > *config.max_bad_lines) {
-    too_bad = fmt::format("{} bad line{}, more than --max-bad {}", bad, bad == 1 ? "" : "s",
+    too_bad = fmt::format("{} bad line{}, more than --max-bad {}", with_commas(bad),
+                          bad == 1 ? "" : "s",
                           *config.max_bad_lines);
   } else if (config.max_bad_share &&
              // Above the limit by more than the rounding of the two to doubles: 7 of 1,000
@@ -61,8 +62,9 @@ Status check_guardrails(const RunConfig& config, const RunStats& stats) {
              share_of(bad, stats.lines_read) > *config.max_bad_share * (1 + 1e-12)) {
     const auto [share, limit] =
         figures_apart(100 * share_of(bad, stats.lines_read), 100 * *config.max_bad_share);
-    too_bad = fmt::format("{} bad line{} of {} ({}%), more than --max-bad {}%", bad,
-                          bad == 1 ? "" : "s", stats.lines_read, share, limit);
+    too_bad = fmt::format("{} bad line{} of {} ({}%), more than --max-bad {}%",
+                          with_commas(bad), bad == 1 ? "" : "s", with_commas(stats.lines_read),
+                          share, limit);
   }
   std::string too_skewed;
   if (config.max_skew && stats.skew() > *config.max_skew) {

@@ -30,14 +30,28 @@ Status parse_keys(const SplitOptions& options, KeySpec& keys) {
                      : "no key: name a field number with -k, e.g. -k 3");
   }
   if (options.keys.size() > 64) return usage("at most 64 -k parts make one composite key");
+  // A part named twice would only hash its value twice: refused, as --salt and --annotate
+  // refuse a name given twice (however each is spelt: a.b and /a/b are one path).
+  auto twice = [](const std::string& first, const std::string& again) {
+    if (first == again) return usage("-k names \"" + first + "\" twice");
+    return usage("-k names one path twice: \"" + first + "\" and \"" + again + "\"");
+  };
   for (const std::string& spec : options.keys) {
     if (keys.format == InputFormat::kJson) {
       KeyPath path;
       if (Status status = parse_key_path(spec, path); !status) return status;
+      for (const KeyPath& earlier : keys.paths) {
+        if (json_pointer_of(earlier) == json_pointer_of(path)) {
+          return twice(earlier.spelling, path.spelling);
+        }
+      }
       keys.paths.push_back(std::move(path));
     } else {
       uint32_t field = 0;
       if (Status status = parse_field_number(spec, field); !status) return status;
+      if (std::find(keys.fields.begin(), keys.fields.end(), field) != keys.fields.end()) {
+        return usage("-k names field " + std::to_string(field) + " twice");
+      }
       keys.fields.push_back(field);
     }
   }

@@ -181,8 +181,10 @@ Status run_verify(const VerifyOptions& o) {
   }
   if (!o.quiet) {
     const std::string line = fmt::format(
-        "{}: all {} files match the checkpoint ({} lines, {} bytes{})\n", visible_controls(dir),
-        with_commas(files), with_commas(lines), with_commas(bytes),
+        "{}: {} the checkpoint ({} line{}, {} byte{}{})\n", visible_controls(dir),
+        files == 1 ? std::string("the 1 file matches")
+                   : "all " + with_commas(files) + " files match",
+        with_commas(lines), lines == 1 ? "" : "s", with_commas(bytes), bytes == 1 ? "" : "s",
         checkpoint.complete ? "" : "; the run is not finished");
     std::fwrite(line.data(), 1, line.size(), stdout);
   }

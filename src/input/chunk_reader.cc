@@ -11,6 +11,7 @@
 #include "input/line_index.h"
 #include "keys/json_key_extractor.h"
 #include "util/interrupt.h"
+#include "util/number_text.h"
 
 namespace keyshard {
 
@@ -63,7 +64,7 @@ Status ChunkReader::position_input(InputStart& start) {
       return status;
     }
     if (!reached) {
-      problem = "it is shorter than the recorded position (" + std::to_string(recorded.offset) +
+      problem = "it is shorter than the recorded position (" + with_commas(recorded.offset) +
                 " bytes)";
     }
   }
@@ -261,8 +262,8 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
           const bool has_cr = std::memchr(chunk.data.get(), '\r', chunk.size) != nullptr;
           status = Status::error(
                        "the line is longer than --max-line-size (" +
-                           std::to_string(max_line_size_) + " bytes); it starts at byte " +
-                           std::to_string(input_offset_) +
+                           with_commas(max_line_size_) + " bytes); it starts at byte " +
+                           with_commas(input_offset_) +
                            (has_cr ? " (it holds carriage returns: are the lines ended by CR "
                                      "alone? convert them first, e.g. tr '\\r' '\\n')"
                                    : ""),

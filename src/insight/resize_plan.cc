@@ -124,7 +124,8 @@ std::string format_plan_text(const ResizePlan& plan) {
   auto it = std::back_inserter(out);
   fmt::format_to(it,
                  "keyshard plan: {} -> {} partitions, over {} event{} and {}{} distinct key{}\n",
-                 plan.from, plan.to, with_commas(plan.events), plan.events == 1 ? "" : "s",
+                 with_commas(plan.from), with_commas(plan.to), with_commas(plan.events),
+                 plan.events == 1 ? "" : "s",
                  plan.sample_level == 0 ? "" : "about ", with_commas(plan.distinct_keys),
                  plan.distinct_keys == 1 ? "" : "s");
   if (plan.sample_level != 0) {

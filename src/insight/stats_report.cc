@@ -44,7 +44,8 @@ std::string format_stats_text(const RunStats& stats, const RunConfig& config,
                  "keyshard stats: {} event{} from {} line{} of {} input{}; {} partition{} ({})\n",
                  with_commas(events), events == 1 ? "" : "s", with_commas(stats.lines_read),
                  stats.lines_read == 1 ? "" : "s",
-                 stats.inputs.size(), stats.inputs.size() == 1 ? "" : "s", config.partitions,
+                 stats.inputs.size(), stats.inputs.size() == 1 ? "" : "s",
+                 with_commas(config.partitions),
                  config.partitions == 1 ? "" : "s", hash_name(config.hash));
   if (request.interrupted != 0) out += interrupted_report_line(request.interrupted);
   if (stats.bad_lines() > 0) {

@@ -690,6 +690,11 @@ pass "damaged checkpoints are refused with a message"
 run_status ks verify reference
 expect_eq "$STATUS" 0 "verify of untouched outputs"
 expect_contains "$OUT" "all 9 files match the checkpoint" "verify's summary line"
+printf '{"user_id":"a"}\n' > one-event.ndjson
+ks split -q -k user_id -n 1 --on-bad skip -o single one-event.ndjson
+run_status ks verify single
+expect_eq "$OUT" "single: the 1 file matches the checkpoint (1 line, 16 bytes)" \
+  "verify of one file and one line, in the singular"
 cp -r reference tampered
 printf 'X' | dd of=tampered/part-00003.ndjson bs=1 seek=100 conv=notrunc status=none
 truncate -s -10 tampered/part-00005.ndjson

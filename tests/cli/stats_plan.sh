@@ -120,7 +120,9 @@ expect_contains "$(cat twenty.txt)" "to tell the partitioners apart" "too few ke
 if grep -q Recommendation doubling.txt twenty.txt; then fail "a recommendation by chance"; fi
 # plan takes counts past split's -n limit (1,048,576).
 ks plan -k user_id --from 8 --to 2000000 twenty.ndjson > large.txt
-expect_contains "$(cat large.txt)" "keyshard plan: 8 -> 2000000 partitions" "plan --to 2000000"
+expect_contains "$(cat large.txt)" "keyshard plan: 8 -> 2,000,000 partitions" "plan --to 2000000"
+ks stats -k user_id -n 4096 twenty.ndjson > wide.txt
+expect_contains "$(cat wide.txt)" "of 1 input; 4,096 partitions (murmur2)" "stats -n 4096"
 
 # A hot key longer than the 256 bytes the summary keeps: listed (cut), its partition unknown,
 # and left out of the what-if, which says so.

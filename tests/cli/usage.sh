@@ -120,6 +120,13 @@ ks split -k id -n 2 --missing-key partition:1 --annotate partition,offset -o - -
 run_status ks split -k id -n 2 --annotate partition,offset,partition -o - -q ann.ndjson
 expect_eq "$STATUS" 2 "--annotate with a field named twice"
 expect_contains "$ERR" '--annotate names "partition" twice' "the field named twice is named"
+# A key part named twice (however spelt) would hash its value twice: refused.
+run_status ks split -k id -k /id -n 2 -o - -q ann.ndjson
+expect_eq "$STATUS" 2 "-k with one path twice"
+expect_contains "$ERR" '-k names one path twice: "id" and "/id"' "both spellings named"
+run_status ks split --format delimited -k 2 -k 1 -k 2 -n 2 -o - -q ann.ndjson
+expect_eq "$STATUS" 2 "-k with one field twice"
+expect_contains "$ERR" "-k names field 2 twice" "the field named"
 p=$(ks which -n 2 a)
 expect_eq "$(sed -n 1p ann.out)" "{\"id\":\"a\",\"v\":1,\"_partition\":$p,\"_offset\":0}" "annotated line"
 expect_eq "$(sed -n 2p ann.out)" '{"_partition":1,"_offset":'"$([ "$p" = 1 ] && echo 1 || echo 0)"'}' "annotated empty object"
@@ -377,6 +384,12 @@ expect_eq "$STATUS" 3 "--max-bad 66.66% with two bad lines of three"
 expect_contains "$ERR" \
   "2 bad lines of 3 (66.7%), more than --max-bad 66.66%; the output is complete" \
   "the share, the limit, and no checkpoint with -o -"
+{ printf '{"id":"a"}\n%.0s' $(seq 1000); printf 'bad\n%.0s' $(seq 1200); } > manybad.ndjson
+run_status ks split -k id -n 2 --max-bad 1000 -o - -q manybad.ndjson
+expect_contains "$ERR" "1,200 bad lines, more than --max-bad 1000" "a count with separators"
+run_status ks split -k id -n 2 --max-bad 50% -o - -q manybad.ndjson
+expect_contains "$ERR" "1,200 bad lines of 2,200 (54.5%), more than --max-bad 50%" \
+  "both counts with separators"
 run_status ks split -k id -n 2 -o oneline <(echo '{"id":"a"}')
 expect_contains "$ERR" "keyshard: 1 line from 1 input in" "one line"
 p=$(ks which -n 2 a)
