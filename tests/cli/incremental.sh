@@ -249,6 +249,25 @@ for f in grow-ref/part-*.ndjson; do
 done
 pass "a crashed incremental run is continued exactly by the next"
 
+# A partition file moved elsewhere and replaced by a link to it is continued where the link
+# leads (checked as the file), and verify reads it there; --force replaces the link.
+rm -rf out moved && mkdir moved
+segment 0 > linked.log
+ks split -k user_id -n 2 -q --incremental -o out linked.log
+mv out/part-00000.ndjson moved/part-00000.ndjson
+ln -s ../moved/part-00000.ndjson out/part-00000.ndjson
+segment 1 >> linked.log
+ks split -k user_id -n 2 -q --incremental -o out linked.log
+ks split -k user_id -n 2 -q -o linked-ref linked.log
+expect_same_file moved/part-00000.ndjson linked-ref/part-00000.ndjson "the file the link leads to"
+expect_eq "$(readlink out/part-00000.ndjson)" "../moved/part-00000.ndjson" "the link kept"
+run_status ks verify -q out
+expect_eq "$STATUS" 0 "verify through the link"
+ks split -k user_id -n 2 -q --force -o out linked.log
+[[ -L out/part-00000.ndjson ]] && fail "--force wrote through the link"
+expect_same_file moved/part-00000.ndjson linked-ref/part-00000.ndjson "the moved file untouched"
+pass "a partition file replaced by a link to it is continued through the link"
+
 # A crash while finishing a rotated file: the next run (given only the new path) finishes the
 # rotated file first, then the new one. The kill must land while the rotated file is read; on
 # a busy machine the run may finish first, so the crash is set up again (up to 10 times).
