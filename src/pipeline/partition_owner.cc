@@ -325,6 +325,11 @@ Status PartitionOwner::checkpoint(OwnerCut& cut) {
     if (Status status = output.sink->settle(); !status) return status;
     output.lent = false;
   }
+  // An --exec child has read every event the cut counts: one that fails with events unread in
+  // its pipe fails the run here, before a checkpoint could count them, and resume sends them.
+  for (Output& output : outputs_) {
+    if (Status status = output.sink->wait_taken(); !status) return status;
+  }
   cut = final_cut();  // made durable by the checkpointer, before it writes the checkpoint
   return {};
 }

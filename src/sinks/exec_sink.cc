@@ -81,6 +81,11 @@ Status ExecSink::wait_until_read() {
   return {};
 }
 
+Status ExecSink::wait_taken() {
+  if (input_ended_ || discarding_) return {};
+  return wait_until_read();
+}
+
 Status ExecSink::check_while_quiet() {
   if (waited_ || discarding_) return {};
   // WNOWAIT: looked at, not reaped, so that a child that exited 0 is still there to be judged.

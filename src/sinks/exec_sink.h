@@ -22,6 +22,9 @@ class ExecSink final : public Sink {
   ~ExecSink() override;
 
   Status write(std::string_view block) override;
+  /// Waits until the child has read everything written to it so far (or ended without doing
+  /// so: an error unless early exits are allowed); its stdin stays open.
+  Status wait_taken() override;
   /// Waits until the child has read all its input (or exited without doing so: an error unless
   /// early exits are allowed), then closes its stdin.
   Status end_input() override;

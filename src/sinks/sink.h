@@ -42,6 +42,10 @@ class Sink {
   /// While its input is quiet: a failure of what the sink feeds that shows without a write
   /// (a child that ended with an error); none for files.
   virtual Status check_while_quiet() { return {}; }
+  /// Waits until what the sink feeds has taken every byte written to it so far (an --exec
+  /// child: read them from its pipe), so that a checkpoint counts only events a child read;
+  /// a child that ended without reading them fails here. A no-op for every other sink.
+  virtual Status wait_taken() { return {}; }
   /// Ends the input of what the sink feeds, without waiting for it to finish (an --exec child:
   /// once it has read all of its input), so that many can wind down at once; finish() then
   /// waits. A no-op for every other sink. No write may follow.

@@ -438,6 +438,23 @@ expect_at_least_once exec-stop "--exec stopped, resumed, killed before a checkpo
   fed-ref
 pass "--exec with resume: at-least-once"
 
+# A child that fails with events still unread in its pipe: no checkpoint counts them (each waits
+# until every child has read what it was handed), so resume sends them again.
+seq 1 60000 | awk '{ printf "{\"k\":\"k%d\",\"seq\":%d}\n", $1 % 1000, $1 }' > unread.ndjson
+touch fail-once
+# shellcheck disable=SC2016  # (the child's shell expands it)
+failing='if [ "$KEYSHARD_PARTITION" = 0 ] && [ -e fail-once ]; then
+  IFS= read -r line; printf "%s\n" "$line"; sleep 1; exit 1; fi; exec cat'
+run_status ks split -q -k k -n 8 --chunk-size 64KiB --checkpoint-every 64KiB -o unread-out \
+  --exec "$failing" unread.ndjson
+expect_eq "$STATUS" 1 "a child that failed with events unread"
+expect_contains "$ERR" "partition 0: command" "the failed child is named"
+rm fail-once
+ks resume -q unread-out
+missing=$(cat unread-out/part-*.ndjson | sort -u | comm -23 <(sort unread.ndjson) - | wc -l)
+expect_eq "$missing" 0 "events left unread by the failed child, after resume"
+pass "--exec: events a failed child left unread are sent again by resume"
+
 # A child whose output is not text (gzip) ends it whole when keyshard is killed; resume leaves
 # it so (a newline put in there would end zcat's reading) and appends the new child's stream.
 kill_after_first_checkpoint gzip-crash -k user_id -n 4 -q --exec 'gzip -c' --chunk-size 64KiB \
