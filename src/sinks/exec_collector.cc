@@ -63,7 +63,11 @@ void ExecCollector::deliver(Stream& stream, const char* data, size_t size, bool 
   if (cut == 0 && stream.pending.size() > max_line_size_) {
     report(Status::error("a line of its output is longer than --max-line-size", stream.label)
                .because(Cause::kLineTooLong));
-    cut = stream.pending.size();
+    // The run stops: nothing more reaches stdout, neither a piece of that line nor another
+    // child's lines after it, which stays whole lines.
+    stream.pending.clear();
+    stdout_gone_ = true;
+    return;
   }
   if (cut == 0) return;
   write_stdout(std::string_view(stream.pending.data(), cut));

@@ -56,7 +56,9 @@ class ExecCollector {
   std::vector<Stream> streams_;
   std::thread thread_;
   Status status_;            // written by the collector thread; read after join()
-  bool stdout_gone_ = false;  // collector thread only
+  // Nothing more goes to stdout (it was closed, or a child's line was too long); collector
+  // thread only.
+  bool stdout_gone_ = false;
 };
 
 }  // namespace keyshard

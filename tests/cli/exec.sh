@@ -268,6 +268,14 @@ for i in range(40):
 ks split -k k -n 4 -o - -q --exec cat big.ndjson | sort > got-big.txt
 sort big.ndjson > want-big.txt
 expect_same_file got-big.txt want-big.txt "1 MiB lines through -o -"
+# A child's line over --max-line-size stops the run, and no piece of it (nor anything after it)
+# reaches stdout.
+seq 1 4000 | awk '{ printf "{\"k\":\"k%d\"}\n", $1 }' > few-keys.ndjson
+run_status ks split -q -k k -n 2 --max-line-size 1MiB -o - few-keys.ndjson \
+  --exec 'cat > /dev/null; head -c 3000000 /dev/zero | tr "\0" "$KEYSHARD_PARTITION"; echo'
+expect_eq "$STATUS" 1 "a child's output line over --max-line-size"
+expect_contains "$ERR" "a line of its output is longer than --max-line-size" "the error"
+expect_eq "$(printf %s "$OUT" | wc -c)" 0 "no piece of the long lines on stdout"
 pass "1 MiB lines"
 
 # --annotate key shows each child where an event came from.
