@@ -26,6 +26,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/app.h"
+#include "cli/command_words.h"
 #include "cli/suggest.h"
 #include "input/in_place_probe.h"
 #include "keys/json_kernel.h"
@@ -91,85 +92,6 @@ std::vector<std::string> known_words(const CLI::App* app) {
     words.emplace_back(hash);
   }
   return words;
-}
-
-// Whether -h or --help is on the command line (options end at "--"): it wins over any mistake in
-// the other words, as it does over an unknown option.
-bool help_requested(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view word = argv[i];
-    if (word == "--") break;
-    if (word == "-h" || word == "--help") return true;
-  }
-  return false;
-}
-
-// A value CLI11 would misread: "--hash=" (it takes the next word as the value) and "-n=8" (the
-// value "=8"). Options end at "--".
-std::optional<std::string> misspelt_value(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view word = argv[i];
-    if (word == "--") break;
-    if (word.starts_with("--") && word.size() > 3 && word.back() == '=' &&
-        word.find('=') == word.size() - 1) {
-      const std::string_view name = word.substr(0, word.size() - 1);
-      return fmt::format("{} has no value after '='; give one ({}=VALUE or {} VALUE)", word, name,
-                         name);
-    }
-    if (word.size() > 2 && word[0] == '-' && word[1] != '-' && word[2] == '=') {
-      const std::string_view name = word.substr(0, 2), value = word.substr(3);
-      return fmt::format("{}: a short option takes its value after a space ({} {}), not '='",
-                         word, name, value.empty() ? "VALUE" : value);
-    }
-  }
-  return std::nullopt;
-}
-
-// A long option given with one dash ("-key user_id", "-hash crc32"). CLI11 reads such a word as
-// short options run together: "-k ey", a key nobody meant, with "user_id" taken for an input;
-// "-h ...", the help, after which the run exits 0 having done nothing. Refused, naming the option
-// (-help, a request for the help either way, is left to show it). The word after an option
-// that takes a value is that value, whatever it spells (-k -key: the field "-key").
-std::optional<std::string> one_dash_long_option(CLI::App& app, int argc, char** argv) {
-  // The command: the first word that names one (the options before it may be long ones).
-  CLI::App* command = nullptr;
-  for (int i = 1; i < argc && command == nullptr && std::string_view(argv[i]) != "--"; ++i) {
-    for (CLI::App* sub : app.get_subcommands({})) {
-      if (sub->get_name() == argv[i]) command = sub;
-    }
-  }
-  const auto option_named = [&](const std::string& name) -> const CLI::Option* {
-    const CLI::Option* option = command ? command->get_option_no_throw(name) : nullptr;
-    return option != nullptr ? option : app.get_option_no_throw(name);
-  };
-  bool value_next = false;  // the word is the value of the option before it
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view word = argv[i];
-    if (std::exchange(value_next, false)) continue;  // (even "--": CLI11 takes it so)
-    if (word == "--") break;
-    if (word.size() < 2 || word[0] != '-') continue;
-    if (word[1] == '-') {  // --name VALUE
-      const CLI::Option* option = option_named(std::string(word));
-      value_next = word.find('=') == std::string_view::npos && option != nullptr &&
-                   option->get_expected_min() > 0;
-      continue;
-    }
-    const std::string name(word.substr(1, word.find('=') - 1));
-    if (name != "help" && name.size() > 1 && option_named("--" + name) != nullptr) {
-      return fmt::format("{}: a long option takes two dashes: --{}", word, name);
-    }
-    // Short options run together (-qk): the first that takes a value takes the rest of the
-    // word, or the next word when nothing is left.
-    for (size_t at = 1; at < word.size(); ++at) {
-      const CLI::Option* option = option_named(std::string("-") + word[at]);
-      if (option == nullptr) break;
-      if (option->get_expected_min() > 0) {
-        value_next = at + 1 == word.size();
-        break;
-      }
-    }
-  }
-  return std::nullopt;
 }
 
 // CLI11's wording of an option given twice or without its value, said plainly.
@@ -348,20 +270,24 @@ int main(int argc, char** argv) {
     return keyshard::kExitUsage;
   }
 
-  const bool help = help_requested(argc, argv);
+  const bool help = keyshard::help_requested(argc, argv);
   std::optional<std::string> misspelt;
-  if (!help) misspelt = misspelt_value(argc, argv);
-  if (!help && !misspelt) misspelt = one_dash_long_option(app, argc, argv);
+  if (!help) misspelt = keyshard::misspelt_value(argc, argv);
+  if (!help && !misspelt) misspelt = keyshard::one_dash_long_option(app, argc, argv);
   if (misspelt) {
     std::fprintf(stderr, "keyshard: %s\n", misspelt->c_str());
     return keyshard::kExitUsage;
   }
   try {
-    const std::vector<std::string> words = mark_bracketed_words(argc, argv);
+    // Operands after a "--" that follows one are given to the command once the rest is parsed.
+    const int end = keyshard::options_end(app, argc, argv);
+    const std::vector<std::string> operands(argv + std::min(end + 1, argc), argv + argc);
+    const std::vector<std::string> words = mark_bracketed_words(end, argv);
     std::vector<const char*> marked;
     for (const std::string& word : words) marked.push_back(word.c_str());
-    app.parse(argc, marked.data());
+    app.parse(end, marked.data());
     unmark_parsed_values(app);
+    keyshard::add_operands(app, operands);
   } catch (const CLI::ParseError& error) {
     // (The help of the command named before the mistake: CLI11 shows the chosen subcommand's.)
     const int code = help ? app.exit(CLI::CallForHelp()) : app.exit(error);

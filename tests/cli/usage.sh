@@ -120,6 +120,15 @@ ks split -k id -n 2 --missing-key partition:1 --annotate partition,offset -o - -
 run_status ks split -k id -n 2 --annotate partition,offset,partition -o - -q ann.ndjson
 expect_eq "$STATUS" 2 "--annotate with a field named twice"
 expect_contains "$ERR" '--annotate names "partition" twice' "the field named twice is named"
+# "--" ends the options wherever it comes, also after an input (CLI11 alone would take it only
+# before the first); one that is an option's value (-k --) is that value.
+printf '{"k":"a"}\n' > ./-dash.ndjson
+ks split -k k -n 2 -o - -q ann.ndjson -- -dash.ndjson > dashes.out
+expect_eq "$(tail -n 1 dashes.out)" '{"k":"a"}' "an input after -- that follows an input"
+expect_eq "$(ks which -n 8 a -- -b --hash | wc -l)" 3 "keys after -- that follows a key"
+expect_eq "$(ks which -n 8 -- -b)" "$(printf '%s\n' -b | ks which -n 8)" "a key after -- alone"
+expect_eq "$(printf '{"--":"x"}\n' | ks split -q -k -- -n 2 -o -)" '{"--":"x"}' \
+  "-k -- names the field --"
 # A key part named twice (however spelt) would hash its value twice: refused.
 run_status ks split -k id -k /id -n 2 -o - -q ann.ndjson
 expect_eq "$STATUS" 2 "-k with one path twice"
