@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 namespace keyshard {
 namespace {
@@ -104,6 +105,7 @@ Extraction JsonKeyExtractor::extract(std::string_view line, size_t readable) {
 
   dom::element root;
   const simdjson::error_code error = parser_.parse(line.data(), line.size(), false).get(root);
+  if (error == simdjson::MEMALLOC) memory_ran_out();
   if (error == simdjson::NUMBER_ERROR) {
     // Valid JSON may hold numbers beyond what simdjson's tree stores: check the grammar alone,
     // finding the key in the same pass.
@@ -150,6 +152,17 @@ void JsonKeyExtractor::start_window(const char* begin) {
   escaped_lines_ = 0;
   scan_active_ = scan_.index(begin, size);
   if (!scan_active_ && validate_) parse_window(begin);
+}
+
+void JsonKeyExtractor::memory_ran_out() {
+  // No verdict on the line: memory ran out, not the line. A parser whose allocation failed part
+  // way is not to be used again (simdjson 3.0.1 keeps a capacity whose stage 2 stacks are
+  // missing, and a later line's parse would write through them).
+  block_active_ = false;
+  stream_ = dom::document_stream{};
+  parser_ = simdjson::dom::parser();
+  parser_.threaded = false;
+  throw std::bad_alloc();
 }
 
 void JsonKeyExtractor::parse_window(const char* begin) {
@@ -225,6 +238,7 @@ std::optional<Extraction> JsonKeyExtractor::from_block(std::string_view line, si
   }
   if (!(document_ != stream_.end())) return std::nullopt;
   simdjson::simdjson_result<dom::element> document = *document_;
+  if (document.error() == simdjson::MEMALLOC) memory_ran_out();
   if (document.error()) return std::nullopt;
   const size_t line_begin = static_cast<size_t>(line.data() - window_text_);
   const size_t line_end = line_begin + line.size();

@@ -81,6 +81,8 @@ class JsonKeyExtractor {
   void start_window(const char* begin);
   /// Parses the rest of the window, from its line at `begin`, as a stream of documents.
   void parse_window(const char* begin);
+  /// simdjson could not allocate: throws std::bad_alloc, with the parser made anew.
+  [[noreturn]] void memory_ran_out();
 
   simdjson::dom::parser parser_;
   JsonPathWalker walker_;

@@ -4,6 +4,7 @@
 #include "keys/json_path_walker.h"
 
 #include <cassert>
+#include <new>
 
 #include "keys/json_grammar.h"
 
@@ -184,6 +185,10 @@ Extraction JsonPathWalker::extract(std::string_view line, size_t readable) {
 
   ondemand::document document;
   if (error_code error = parser_.iterate(line.data(), line.size(), readable).get(document)) {
+    if (error == simdjson::MEMALLOC) {  // memory ran out, not the line (see JsonKeyExtractor)
+      parser_ = ondemand::parser();
+      throw std::bad_alloc();
+    }
     return invalid(error);
   }
   ondemand::json_type type;

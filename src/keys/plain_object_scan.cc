@@ -90,7 +90,10 @@ bool PlainObjectScan::index(const char* text, size_t size) {
   if (!usable_ || size == 0) return false;
   if (!indexer_.implementation || indexer_.capacity() < size) {
     const size_t capacity = (size + 0xffff) & ~size_t{0xffff};
-    if (indexer_.allocate(capacity) != simdjson::SUCCESS) return false;
+    if (indexer_.allocate(capacity) != simdjson::SUCCESS) {
+      indexer_ = simdjson::dom::parser();  // (part way allocated: not to be used again)
+      return false;
+    }
   }
   simdjson::internal::dom_parser_implementation& stage1 = *indexer_.implementation;
   if (stage1.stage1(reinterpret_cast<const uint8_t*>(text), size,

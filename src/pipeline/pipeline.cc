@@ -106,19 +106,25 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     if (collector) (void)collector->join();
     return result;
   };
-  for (unsigned w = 0; w < workers; ++w) {
-    owners.push_back(std::make_unique<PartitionOwner>(config, w, workers, resume, input_lines));
-    if (Status status = owners.back()->open(collector.get()); !status) {
-      return failed_to_open(std::move(status));
+  try {
+    for (unsigned w = 0; w < workers; ++w) {
+      owners.push_back(std::make_unique<PartitionOwner>(config, w, workers, resume, input_lines));
+      if (Status status = owners.back()->open(collector.get()); !status) {
+        return failed_to_open(std::move(status));
+      }
     }
-  }
-  // A resumed run cuts its outputs back to the checkpoint, and --exec starts its children, only
-  // now that every output passed its checks: a run refused over one output changes none. (An
-  // input is checked as it is read, after this: one found changed is refused once the outputs
-  // are cut, which loses nothing, as the bytes cut are the run's own, written again by the
-  // resume that goes on.)
-  for (const auto& owner : owners) {
-    if (Status status = owner->start_outputs(); !status) return failed_to_open(std::move(status));
+    // A resumed run cuts its outputs back to the checkpoint, and --exec starts its children,
+    // only now that every output passed its checks: a run refused over one output changes none.
+    // (An input is checked as it is read, after this: one found changed is refused once the
+    // outputs are cut, which loses nothing, as the bytes cut are the run's own, written again
+    // by the resume that goes on.)
+    for (const auto& owner : owners) {
+      if (Status status = owner->start_outputs(); !status) {
+        return failed_to_open(std::move(status));
+      }
+    }
+  } catch (const std::bad_alloc&) {  // (the outputs' buffers, say, under ulimit -v)
+    return failed_to_open(out_of_memory());
   }
   try {
     if (collector) collector->start();
