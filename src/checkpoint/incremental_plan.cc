@@ -13,6 +13,7 @@
 
 #include "checkpoint/rotated_files.h"
 #include "input/input_source.h"
+#include "util/number_text.h"
 
 namespace keyshard {
 namespace {
@@ -282,6 +283,20 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
       old.path = old_path;
       plan.push_back(InputStart{old, false});
       claim(old);
+    } else if (position.offset > 0 && holds_position(path, position)) {
+      // Not a rotation: the file was written anew, beginning with the bytes the last run read
+      // (a copy put in its place, as sed -i or an editor makes). Read on after them, so that
+      // no line is read twice.
+      warn(path + ": is another file since the last run (written anew, as by sed -i or an "
+                  "editor), beginning with the " + with_commas(position.offset) +
+           " bytes that run read: read on after them");
+      InputStart continued{position, true};
+      continued.position.path = path;
+      continued.position.device = identity->first;
+      continued.position.inode = identity->second;
+      plan.push_back(std::move(continued));
+      claimed.emplace(*identity, path);
+      continue;
     } else if (position.offset > 0) {
       warn(path + ": is a new file since the last run, and the file it replaced is not in the "
                   "same directory any more; lines appended to that file after the last run "

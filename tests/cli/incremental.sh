@@ -249,6 +249,20 @@ for f in grow-ref/part-*.ndjson; do
 done
 pass "a crashed incremental run is continued exactly by the next"
 
+# A log written anew whole (a copy put in its place: another inode), beginning with the bytes
+# the last run read, is read on after them, not again from its start.
+rm -rf out && segment 0 > copied.log
+ks split -k user_id -n 2 -q --incremental -o out copied.log
+{ cat copied.log; segment 1; } > copied.tmp && mv copied.tmp copied.log
+run_status ks split -k user_id -n 2 -q --incremental -o out copied.log
+expect_contains "$ERR" "copied.log: is another file since the last run (written anew, as by sed -i \
+or an editor), beginning with the" "the warning"
+ks split -k user_id -n 2 -q -o copied-ref copied.log
+for f in copied-ref/part-*.ndjson; do
+  expect_same_file "out/$(basename "$f")" "$f" "a log written anew, read on"
+done
+pass "a log written anew with the lines read before is read on after them"
+
 # A partition file moved elsewhere and replaced by a link to it is continued where the link
 # leads (checked as the file), and verify reads it there; --force replaces the link.
 rm -rf out moved && mkdir moved
