@@ -39,6 +39,9 @@ Status parse_delimiter(std::string_view text, char& delimiter) {
     delimiter = ' ';
   } else if (text.size() == 1 && text[0] != '\n') {
     delimiter = text[0];
+  } else if (text == "\n") {
+    return usage("invalid --delimiter: a newline ends each line, so it cannot split fields; "
+                 "give another byte, or \\t, tab or space");
   } else {
     return usage("invalid --delimiter \"" + std::string(text) +
                  "\": give one byte, or \\t, tab or space");

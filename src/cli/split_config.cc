@@ -138,6 +138,10 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
     print_warning("--delimiter changes nothing with --format " + options.format +
                   ": it splits the fields of --format delimited, which is to be given too");
   }
+  if (options.no_validate && config.keys.format != InputFormat::kJson) {
+    print_warning("--no-validate changes nothing with --format " + options.format +
+                  ": only --format json checks each line");
+  }
   config.keys.validate = !options.no_validate;
   if (Status status = parse_keys(options, config.keys); !status) return status;
 

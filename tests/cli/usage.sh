@@ -129,6 +129,12 @@ expect_eq "$(ks which -n 8 a -- -b --hash | wc -l)" 3 "keys after -- that follow
 expect_eq "$(ks which -n 8 -- -b)" "$(printf '%s\n' -b | ks which -n 8)" "a key after -- alone"
 expect_eq "$(printf '{"--":"x"}\n' | ks split -q -k -- -n 2 -o -)" '{"--":"x"}' \
   "-k -- names the field --"
+run_status ks split --format line --no-validate -n 2 -o - -q ann.ndjson
+expect_eq "$STATUS" 0 "--no-validate with --format line"
+expect_contains "$ERR" "warning: --no-validate changes nothing with --format line" "its warning"
+run_status ks split --format delimited --delimiter $'\n' -k 1 -n 2 -o - -q ann.ndjson
+expect_eq "$STATUS" 2 "a newline as --delimiter"
+expect_contains "$ERR" "invalid --delimiter: a newline ends each line" "says why"
 # A key part named twice (however spelt) would hash its value twice: refused.
 run_status ks split -k id -k /id -n 2 -o - -q ann.ndjson
 expect_eq "$STATUS" 2 "-k with one path twice"
