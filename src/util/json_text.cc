@@ -16,11 +16,14 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-// Whether a terminal shows code point `code` as nothing, or lets it reorder the text around it:
-// C1 controls, the soft hyphen, format and bidirectional marks, fillers, variation selectors,
-// tags.
+// Whether a terminal shows code point `code` as nothing, lets it reorder the text around it, or
+// shows it as a plain space: C1 controls, the soft hyphen, format and bidirectional marks,
+// fillers, variation selectors, tags, and the spaces other than U+0020 (no-break, en, em, thin,
+// ideographic, ...).
 bool hidden_on_terminal(uint32_t code) {
-  return (code >= 0x80 && code <= 0x9f) || code == 0xad || code == 0x34f || code == 0x61c ||
+  return (code >= 0x80 && code <= 0xa0) || code == 0xad || code == 0x1680 ||
+         (code >= 0x2000 && code <= 0x200a) || code == 0x202f || code == 0x205f ||
+         code == 0x3000 || code == 0x34f || code == 0x61c ||
          code == 0x115f || code == 0x1160 || code == 0x17b4 || code == 0x17b5 ||
          (code >= 0x180b && code <= 0x180f) || (code >= 0x200b && code <= 0x200f) ||
          (code >= 0x2028 && code <= 0x202e) || (code >= 0x2060 && code <= 0x206f) ||

@@ -318,9 +318,13 @@ TEST_CASE("append_json_string_for_terminal escapes what a terminal would hide or
         "\"soft\\u00adhyphen\\u061c\\u2060\"");
   CHECK(terminal_string("\xE3\x85\xA4\xEF\xB8\x8F") == "\"\\u3164\\ufe0f\"");
   CHECK(terminal_string("a\xF3\xA0\x80\x81" "b") == "\"a\\udb40\\udc01b\"");  // U+E0001, a tag
+  // Spaces other than U+0020, which look like it: no-break, en, hair, narrow no-break,
+  // ideographic.
+  CHECK(terminal_string("a\xC2\xA0" "b\xE2\x80\x82\xE2\x80\x8A\xE2\x80\xAF\xE3\x80\x80") ==
+        "\"a\\u00a0b\\u2002\\u200a\\u202f\\u3000\"");
   // Their neighbours are shown as they are.
-  CHECK(terminal_string("\xC2\xA0\xE2\x80\x8A\xE2\x80\x90\xE2\x80\xAF\xEF\xBB\xBE") ==
-        "\"\xC2\xA0\xE2\x80\x8A\xE2\x80\x90\xE2\x80\xAF\xEF\xBB\xBE\"");
+  CHECK(terminal_string("\xC2\xA1\xE2\x80\x90\xE2\x81\x9E\xE3\x80\x81\xEF\xBB\xBE") ==
+        "\"\xC2\xA1\xE2\x80\x90\xE2\x81\x9E\xE3\x80\x81\xEF\xBB\xBE\"");
 }
 
 }  // namespace
