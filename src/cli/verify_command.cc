@@ -70,7 +70,8 @@ std::string check_output(const std::string& path, const OutputState& recorded, b
     // not yet synced), and `resume` creates it again.
     if (errno == ENOENT && recorded.size == 0 && !complete) return {};
     if (errno == ENOENT) {
-      return fmt::format("missing: the checkpoint records {} bytes", with_commas(recorded.size));
+      return fmt::format("missing: the checkpoint records {} byte{}", with_commas(recorded.size),
+                         recorded.size == 1 ? "" : "s");
     }
     return "cannot open: " + errno_text(errno);
   }
@@ -153,12 +154,14 @@ Status run_verify(const VerifyOptions& o) {
     return Status::error("the checkpoint records an invalid --compress: " + status.message(),
                          checkpoint_path(dir));
   }
-  uint64_t files = 0, bad = 0, lines = 0, bytes = 0;
+  uint64_t files = 0, bad = 0, unreadable = 0, lines = 0, bytes = 0;
   auto check = [&](const std::string& path, const OutputState& recorded, bool compressed) {
     ++files;
     const std::string problem = check_output(path, recorded, compressed, checkpoint.complete);
     if (!problem.empty()) {
       ++bad;
+      // (What could not be opened or read is not known to differ: counted apart.)
+      if (problem.starts_with("cannot ")) ++unreadable;
       // (One line a file, whatever its name holds: control bytes are shown as escapes.)
       std::fprintf(stdout, "%s: %s\n", visible_controls(path).c_str(),
                    visible_controls(problem).c_str());
@@ -176,8 +179,22 @@ Status run_verify(const VerifyOptions& o) {
   std::fflush(stdout);
   if (bad > 0) {
     if (o.quiet) return Status::reported(kExitFailure);  // -q: the files that differ, only
-    return Status::error(fmt::format("{} of {} files differ from the checkpoint", bad, files),
-                         dir);
+    // "2 of 9 files differ from the checkpoint", "1 of 9 files cannot be read, so whether it
+    // matches the checkpoint is not known", or "2 of 9 files differ from the checkpoint, and 1
+    // cannot be read".
+    const uint64_t differ = bad - unreadable;
+    const std::string of = fmt::format("of {} file{}", with_commas(files), files == 1 ? "" : "s");
+    std::string what;
+    if (differ == 0) {
+      what = fmt::format("{} {} cannot be read, so whether {} the checkpoint is not known",
+                         with_commas(unreadable), of,
+                         unreadable == 1 ? "it matches" : "they match");
+    } else {
+      what = fmt::format("{} {} differ{} from the checkpoint", with_commas(differ), of,
+                         differ == 1 ? "s" : "");
+      if (unreadable > 0) what += fmt::format(", and {} cannot be read", with_commas(unreadable));
+    }
+    return Status::error(what, dir);
   }
   if (!o.quiet) {
     const std::string line = fmt::format(

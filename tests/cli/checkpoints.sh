@@ -727,6 +727,19 @@ run_status timeout 20 "$KEYSHARD" verify -q tampered
 expect_eq "$STATUS" 1 "verify -q of tampered outputs"
 expect_eq "$OUT" "$tampered" "verify -q: the files that differ"
 expect_eq "$ERR" "" "verify -q: nothing more"
+cp -r reference one-changed
+echo '{"user_id":"late"}' >> one-changed/part-00006.ndjson
+run_status ks verify one-changed
+expect_contains "$ERR" "one-changed: 1 of 9 files differs from the checkpoint" "one file, singular"
+# A file that cannot be read (here a link to itself: root reads any file) is not known to differ.
+rm one-changed/part-00004.ndjson && ln -s part-00004.ndjson one-changed/part-00004.ndjson
+run_status ks verify one-changed
+expect_contains "$ERR" "one-changed: 1 of 9 files differs from the checkpoint, and 1 cannot be read" \
+  "one that differs, one unread"
+cp reference/part-00006.ndjson one-changed/
+run_status ks verify one-changed
+expect_contains "$ERR" "1 of 9 files cannot be read, so whether it matches the checkpoint is not \
+known" "one unread"
 pass "verify names changed, truncated, extended and missing outputs"
 
 # Guardrails: exit 3 and 4 after a complete run (checkpoint complete, summary written).
