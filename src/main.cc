@@ -252,6 +252,11 @@ int main(int argc, char** argv) {
   std::vector<char*> arguments(argv, argv + argc);
   std::string help_flag = "--help";
   if (argc > 1 && std::string_view(argv[1]) == "help") {
+    if (argc > 3) {
+      std::fprintf(stderr, "keyshard: help takes one command name at most, as in "
+                           "'keyshard help %s'\n", argv[2]);
+      return keyshard::kExitUsage;
+    }
     arguments.erase(arguments.begin() + 1);
     arguments.insert(arguments.begin() + (argc > 2 ? 2 : 1), help_flag.data());
     argv = arguments.data();

@@ -198,6 +198,10 @@ pass "open-file limit"
 # `keyshard help [COMMAND]` is --help; compressed data is not written to a terminal.
 expect_eq "$(ks help)" "$(ks --help)" "keyshard help"
 expect_eq "$(ks help split)" "$(ks split --help)" "keyshard help split"
+run_status ks help split verify
+expect_eq "$STATUS" 2 "keyshard help with two commands"
+expect_eq "$ERR" "keyshard: help takes one command name at most, as in 'keyshard help split'" \
+  "says what to type"
 printf '{"id":"a"}\n' > one-line.ndjson
 script -qefc "'$KEYSHARD' split -k id -n 2 -o - --compress zstd one-line.ndjson" /dev/null \
   > compress-tty.out || true
