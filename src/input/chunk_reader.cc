@@ -102,6 +102,20 @@ Status ChunkReader::position_input(InputStart& start) {
   return {};
 }
 
+Status ChunkReader::open_first() {
+  if (opened_) return {};
+  while (next_path_ < starts_.size() && starts_[next_path_].finished) ++next_path_;
+  if (next_path_ == starts_.size()) return {};
+  Status status = open_next_input();
+  if (!status && (corrupt_frame_ || interrupt_signal() != 0)) {
+    // Left for next() to report, as the run judges it there: a damaged frame by the checkpoint
+    // over it, a read cut short by a signal as the run's interruption.
+    pending_error_ = std::move(status);
+    return {};
+  }
+  return status;
+}
+
 void ChunkReader::ensure_capacity(Chunk& chunk, size_t capacity) {
   if (chunk.capacity >= capacity && chunk.data) return;
   auto data = std::make_unique_for_overwrite<char[]>(capacity + kLinePadding);

@@ -47,6 +47,12 @@ class ChunkReader {
   /// false at the end of all inputs (chunk unused) or on error (then `status` says why; lines
   /// before the failure were all delivered).
   bool next(Chunk& chunk, Status& status);
+  /// Opens the first input to read now, and puts it at its recorded position (checking the
+  /// bytes before it), as next() would: an input that changed since a checkpoint is refused
+  /// before anything else of the run starts (--exec children). A damaged zstd frame met on the
+  /// way, or a read cut short by a signal, is left for next() to report, as the run judges
+  /// them there.
+  Status open_first();
   /// Whether every input is read to its end, so that next() would return false without reading:
   /// true once the last chunk of the last input is out, where a read met that input's end as
   /// the chunk was filled. It does for a file; from a pipe, only when the writer closed it

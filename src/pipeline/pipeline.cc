@@ -106,12 +106,22 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     if (collector) (void)collector->join();
     return result;
   };
+  ChunkReader reader = start ? ChunkReader(start->inputs, config.chunk_size, config.max_line_size,
+                                           config.incremental, print_warning)
+                             : ChunkReader(config.inputs, config.chunk_size, config.max_line_size,
+                                           print_warning);
   try {
     for (unsigned w = 0; w < workers; ++w) {
       owners.push_back(std::make_unique<PartitionOwner>(config, w, workers, resume, input_lines));
       if (Status status = owners.back()->open(collector.get()); !status) {
         return failed_to_open(std::move(status));
       }
+    }
+    // --exec starts no child before the input it goes on with passed its checks (a resumed
+    // run's: its recorded position, the bytes before it): children started for a run refused
+    // then would read an empty input, and what they print on one would go into the outputs.
+    if (config.exec()) {
+      if (Status status = reader.open_first(); !status) return failed_to_open(std::move(status));
     }
     // A resumed run cuts its outputs back to the checkpoint, and --exec starts its children,
     // only now that every output passed its checks: a run refused over one output changes none.
@@ -186,10 +196,6 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     }
   }
 
-  ChunkReader reader = start ? ChunkReader(start->inputs, config.chunk_size, config.max_line_size,
-                                           config.incremental, print_warning)
-                             : ChunkReader(config.inputs, config.chunk_size, config.max_line_size,
-                                           print_warning);
   // A child that fails while the stream is quiet is seen within a second (see ExecSink).
   if (config.exec()) reader.look_in_while_quiet(std::chrono::seconds(1));
   uint32_t interval = 0;  // checkpoints taken so far (see Chunk::interval)

@@ -504,6 +504,17 @@ for threads in 1 2; do
   run_status diff -r --exclude=lock exec-refused-before exec-refused
   expect_eq "$STATUS" 0 "--exec resume -j $threads refused: every file is as it was: $OUT"
 done
+# So does a resume refused over the input it goes on with, which changed since the checkpoint.
+cp with-bad.ndjson changing.ndjson
+ks split -q -k user_id -n 4 --exec 'wc -l' -o exec-input-changed changing.ndjson
+unfinish exec-input-changed
+sed -i '1s/^./X/' changing.ndjson
+cp -a exec-input-changed exec-input-changed-before
+run_status ks resume exec-input-changed
+expect_eq "$STATUS" 1 "--exec resume with its input changed"
+expect_contains "$ERR" "changing.ndjson: changed since the checkpoint" "the input is named"
+run_status diff -r --exclude=lock exec-input-changed-before exec-input-changed
+expect_eq "$STATUS" 0 "--exec resume refused over its input: every file is as it was: $OUT"
 mkdir -p a-directory
 run_status ks split -q -k user_id -n 3 --exec 'echo started' -o - --dead-letter a-directory \
   with-bad.ndjson
