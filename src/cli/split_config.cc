@@ -30,11 +30,14 @@ Status parse_keys(const SplitOptions& options, KeySpec& keys) {
                      : "no key: name a field number with -k, e.g. -k 3");
   }
   if (options.keys.size() > 64) return usage("at most 64 -k parts make one composite key");
-  // A part named twice would only hash its value twice: refused, as --salt and --annotate
-  // refuse a name given twice (however each is spelt: a.b and /a/b are one path).
+  // A part named twice (however spelt: a.b and /a/b are one path) makes a key of its value
+  // twice over, joined by 0x1F: most likely a mistake, so a warning says so; not a refusal, as
+  // a run (and its checkpoint) may have partitioned by that key.
   auto twice = [](const std::string& first, const std::string& again) {
-    if (first == again) return usage("-k names \"" + first + "\" twice");
-    return usage("-k names one path twice: \"" + first + "\" and \"" + again + "\"");
+    print_warning((first == again ? "-k names \"" + first + "\" twice"
+                                  : "-k names one path twice, as \"" + first + "\" and \"" +
+                                        again + "\"") +
+                  ": the key is its value twice over, joined by the byte 0x1F");
   };
   for (const std::string& spec : options.keys) {
     if (keys.format == InputFormat::kJson) {
@@ -42,7 +45,8 @@ Status parse_keys(const SplitOptions& options, KeySpec& keys) {
       if (Status status = parse_key_path(spec, path); !status) return status;
       for (const KeyPath& earlier : keys.paths) {
         if (json_pointer_of(earlier) == json_pointer_of(path)) {
-          return twice(earlier.spelling, path.spelling);
+          twice(earlier.spelling, path.spelling);
+          break;
         }
       }
       keys.paths.push_back(std::move(path));
@@ -50,7 +54,7 @@ Status parse_keys(const SplitOptions& options, KeySpec& keys) {
       uint32_t field = 0;
       if (Status status = parse_field_number(spec, field); !status) return status;
       if (std::find(keys.fields.begin(), keys.fields.end(), field) != keys.fields.end()) {
-        return usage("-k names field " + std::to_string(field) + " twice");
+        twice(spec, spec);
       }
       keys.fields.push_back(field);
     }

@@ -222,14 +222,22 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     // run's (cut on resume), whereas after a finished run they would be someone else's.
     // (Not exec_settled: no child has been fed yet, but this checkpoint stays the last one until
     // the next is written, and a crash before that may cut a child's input mid-line.)
-    result.status = checkpointer->write(whole_cut());
+    try {
+      result.status = checkpointer->write(whole_cut());
+    } catch (const std::bad_alloc&) {  // (the workers are started: the run ends in order)
+      result.status = out_of_memory();
+    }
     if (!result.status) scheduler.abort(result.status);
   } else if (checkpointer && resume->exec_settled) {
     // A resume from an orderly stop (^C) of an --exec run: the children are fed again from
     // here, so the checkpoint no longer says that none is mid-stream.
-    Checkpoint unsettled = *resume;
-    unsettled.exec_settled = false;
-    result.status = checkpointer->write(unsettled);
+    try {
+      Checkpoint unsettled = *resume;
+      unsettled.exec_settled = false;
+      result.status = checkpointer->write(unsettled);
+    } catch (const std::bad_alloc&) {
+      result.status = out_of_memory();
+    }
     if (!result.status) scheduler.abort(result.status);
   }
   std::optional<InterruptNotice> interrupt_notice;

@@ -50,6 +50,7 @@ void ExecCollector::deliver(Stream& stream, const char* data, size_t size, bool 
     deliver_stderr(stream, std::string_view(data, size), at_end);
     return;
   }
+  if (stdout_gone_) return;  // (the run stops: nothing more is kept or reported)
   // `pending` holds no newline (it is cut after its last one each time): the last newline is
   // looked for among the new bytes only, so a long line costs its length, not its square.
   const size_t before = stream.pending.size();

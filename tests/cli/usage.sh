@@ -135,13 +135,15 @@ expect_contains "$ERR" "warning: --no-validate changes nothing with --format lin
 run_status ks split --format delimited --delimiter $'\n' -k 1 -n 2 -o - -q ann.ndjson
 expect_eq "$STATUS" 2 "a newline as --delimiter"
 expect_contains "$ERR" "invalid --delimiter: a newline ends each line" "says why"
-# A key part named twice (however spelt) would hash its value twice: refused.
+# A key part named twice (however spelt) makes a key of its value twice over: a warning.
 run_status ks split -k id -k /id -n 2 -o - -q ann.ndjson
-expect_eq "$STATUS" 2 "-k with one path twice"
-expect_contains "$ERR" '-k names one path twice: "id" and "/id"' "both spellings named"
+expect_eq "$STATUS" 0 "-k with one path twice"
+expect_contains "$ERR" "warning: -k names one path twice, as \"id\" and \"/id\": the key is its \
+value twice over, joined by the byte 0x1F" "both spellings named"
+expect_eq "$(head -n 1 <<< "$OUT")" '{"id":"a","v":1}' "the run goes on"
 run_status ks split --format delimited -k 2 -k 1 -k 2 -n 2 -o - -q ann.ndjson
-expect_eq "$STATUS" 2 "-k with one field twice"
-expect_contains "$ERR" "-k names field 2 twice" "the field named"
+expect_eq "$STATUS" 0 "-k with one field twice"
+expect_contains "$ERR" 'warning: -k names "2" twice' "the field named"
 p=$(ks which -n 2 a)
 expect_eq "$(sed -n 1p ann.out)" "{\"id\":\"a\",\"v\":1,\"_partition\":$p,\"_offset\":0}" "annotated line"
 expect_eq "$(sed -n 2p ann.out)" '{"_partition":1,"_offset":'"$([ "$p" = 1 ] && echo 1 || echo 0)"'}' "annotated empty object"
