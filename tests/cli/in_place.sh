@@ -256,12 +256,13 @@ sys.stdout.write(line * 200000)' > hot.ndjson
   set +e
   python3 - "$KEYSHARD" <<'PY' 2> hot.err
 import os, shlex, subprocess, sys, time
-from reader_still import wait_for_children, wait_until_still
+from reader_still import wait_for_children, wait_until_pipes_full, wait_until_still
 here = shlex.quote(os.getcwd())  # (in the command: its children are this test's own)
 command = (f"until [ -e {here}/children.go ]; do sleep 0.02; done; "
            f"cat > {here}/children/out.$KEYSHARD_PARTITION")
 run = subprocess.Popen([sys.argv[1], "split", "-q", "-k", "user_id", "-n", "64", "-o", "hot-out",
                         "--exec", command, "hot.ndjson"])
+wait_until_pipes_full(run, command, 1)  # the hot key's child: its worker waits in a write
 wait_until_still(run, "hot.ndjson")  # (the children wait for children.go)
 os.truncate("hot.ndjson", 0)
 open("children.go", "w").close()

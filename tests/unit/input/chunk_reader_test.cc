@@ -517,7 +517,7 @@ TEST_CASE("a line longer than --max-line-size is an error naming the file") {
     CHECK(reading.status.where() == path);
     CHECK(reading.status.message().find(path) != std::string::npos);
     CHECK(reading.status.reason().find("--max-line-size") != std::string::npos);
-    CHECK(reading.status.reason().find("4096") != std::string::npos);
+    CHECK(reading.status.reason().find("4,096") != std::string::npos);
     CHECK(reading.status.exit_code() != kExitOk);
     // What was delivered before the error is whole lines from the start of the input, and
     // never the long line.
