@@ -60,9 +60,11 @@ Status count_lines(int fd, const std::string& name, uint64_t size, bool compress
   return {};
 }
 
-// "" when the file matches its record; else what is wrong with it.
+// "" when the file matches its record; else what is wrong with it. `unreadable`: it could not be
+// opened or read, so whether it matches is not known.
 std::string check_output(const std::string& path, const OutputState& recorded, bool compressed,
-                         bool complete) {
+                         bool complete, bool& unreadable) {
+  unreadable = false;
   // (O_NONBLOCK: a FIFO put in a file's place must not hold verify up; it is refused below.)
   FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd.valid()) {
@@ -73,10 +75,14 @@ std::string check_output(const std::string& path, const OutputState& recorded, b
       return fmt::format("missing: the checkpoint records {} byte{}", with_commas(recorded.size),
                          recorded.size == 1 ? "" : "s");
     }
+    unreadable = true;
     return "cannot open: " + errno_text(errno);
   }
   struct stat info {};
-  if (::fstat(fd.get(), &info) != 0) return "cannot stat: " + errno_text(errno);
+  if (::fstat(fd.get(), &info) != 0) {
+    unreadable = true;
+    return "cannot stat: " + errno_text(errno);
+  }
   if (!S_ISREG(info.st_mode)) {
     return S_ISDIR(info.st_mode) ? "not a file: a directory is in its place"
                                  : "not a regular file any more";
@@ -88,6 +94,7 @@ std::string check_output(const std::string& path, const OutputState& recorded, b
   }
   uint64_t digest = 0, read = 0;
   if (Status status = hash_file_prefix(fd.get(), path, recorded.size, digest, read); !status) {
+    unreadable = true;
     return status.reason();
   }
   if (read != recorded.size || digest != recorded.digest) {
@@ -157,11 +164,12 @@ Status run_verify(const VerifyOptions& o) {
   uint64_t files = 0, bad = 0, unreadable = 0, lines = 0, bytes = 0;
   auto check = [&](const std::string& path, const OutputState& recorded, bool compressed) {
     ++files;
-    const std::string problem = check_output(path, recorded, compressed, checkpoint.complete);
+    bool unknown = false;
+    const std::string problem =
+        check_output(path, recorded, compressed, checkpoint.complete, unknown);
     if (!problem.empty()) {
       ++bad;
-      // (What could not be opened or read is not known to differ: counted apart.)
-      if (problem.starts_with("cannot ")) ++unreadable;
+      if (unknown) ++unreadable;  // (not known to differ: counted apart)
       // (One line a file, whatever its name holds: control bytes are shown as escapes.)
       std::fprintf(stdout, "%s: %s\n", visible_controls(path).c_str(),
                    visible_controls(problem).c_str());

@@ -125,9 +125,9 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
     }
     // A resumed run cuts its outputs back to the checkpoint, and --exec starts its children,
     // only now that every output passed its checks: a run refused over one output changes none.
-    // (An input is checked as it is read, after this: one found changed is refused once the
-    // outputs are cut, which loses nothing, as the bytes cut are the run's own, written again
-    // by the resume that goes on.)
+    // (Without --exec, an input is checked as it is read, after this: one found changed is
+    // refused once the outputs are cut, which loses nothing, as the bytes cut are the run's
+    // own, written again by the resume that goes on.)
     for (const auto& owner : owners) {
       if (Status status = owner->start_outputs(); !status) {
         return failed_to_open(std::move(status));
