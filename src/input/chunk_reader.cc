@@ -102,10 +102,13 @@ Status ChunkReader::position_input(InputStart& start) {
   return {};
 }
 
-Status ChunkReader::open_first() {
-  if (opened_) return {};
+bool ChunkReader::next_unfinished() {
   while (next_path_ < starts_.size() && starts_[next_path_].finished) ++next_path_;
-  if (next_path_ == starts_.size()) return {};
+  return next_path_ < starts_.size();
+}
+
+Status ChunkReader::open_first() {
+  if (opened_ || !next_unfinished()) return {};
   Status status = open_next_input();
   if (!status && (corrupt_frame_ || interrupt_signal() != 0)) {
     // Left for next() to report, as the run judges it there: a damaged frame by the checkpoint
@@ -198,8 +201,7 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
   }
   for (;;) {
     if (!source_) {
-      while (next_path_ < starts_.size() && starts_[next_path_].finished) ++next_path_;
-      if (next_path_ == starts_.size()) return false;
+      if (!next_unfinished()) return false;
       status = open_next_input();
       if (!status) return false;
       if (!source_) continue;  // left to the next run

@@ -93,6 +93,8 @@ class ChunkReader {
   bool error_pending() const { return !pending_error_.ok(); }
 
  private:
+  /// Moves next_path_ past the inputs finished already; whether one is left to open.
+  bool next_unfinished();
   Status open_next_input();
   // Records that next() failed in the input in progress.
   void fail_here(bool first_after_restart);
