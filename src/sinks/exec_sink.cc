@@ -99,8 +99,8 @@ Status ExecSink::check_while_quiet() {
 
 Status ExecSink::end_input() {
   if (input_ended_) return read_;
+  read_ = wait_taken();
   input_ended_ = true;
-  read_ = discarding_ ? Status{} : wait_until_read();
   stdin_writer_ = FileDescriptor();  // EOF for the child, and for anything it started
   return read_;
 }
