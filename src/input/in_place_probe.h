@@ -29,8 +29,9 @@ void set_in_place_policy(InPlacePolicy policy);
 
 /// Whether `fd`, the regular file `name` of `file_size` bytes that no program writes to, is to
 /// be read in place. With the measured policy the first call probes (under a millisecond):
-/// it maps, touches and unmaps up to 256 KiB of the file three times, reads the same bytes
-/// three times, and keeps the answer for every later file.
+/// three times, it maps, touches and unmaps up to 256 KiB of the file and reads as many other
+/// bytes of it, each region its own (the first 1.5 MiB in all, less in a smaller file), and it
+/// keeps the answer for every later file.
 bool read_in_place_pays(int fd, const std::string& name, uint64_t file_size);
 
 }  // namespace keyshard
