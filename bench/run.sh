@@ -547,6 +547,17 @@ target_rows+=("| zstd input ≥ 0.8× \`zstd -dc\` | $(judge "$zstd_share" ">=" 
 compress_mbs=$(mbs_of "$(row_named "keyshard -n $parts --compress zstd:1")")
 target_rows+=("| \`--compress zstd:1\` ≥ 500 MB/s | $(judge "$compress_mbs" ">=" 500 "$compress_mbs MB/s") | |")
 
+# free_page_reporting: whether this VM hands the memory its kernel frees back to the host
+# (virtio-balloon feature 5, VIRTIO_BALLOON_F_REPORTING; see "The memory matters" in
+# bench/README.md).
+free_page_reporting() {
+  local features
+  for features in /sys/bus/virtio/drivers/virtio_balloon/*/features; do
+    [[ -r $features && $(cut -c6 "$features") == 1 ]] && return 0
+  done
+  return 1
+}
+
 keyshard_version=$("$keyshard" --version 2> /dev/null | head -n1)
 report=$(
   echo "# keyshard benchmark"
@@ -556,6 +567,11 @@ report=$(
   echo "- data: $events_file, $(file_bytes "$events_file") bytes, $(file_lines "$events_file") events, seed $seed" \
        "($gen_events --bytes $total_bytes --seed $seed)"
   echo "- each row: median wall time over $runs run(s), warm page cache; MB/s = input bytes (uncompressed) / 10^6 / seconds"
+  if free_page_reporting; then
+    echo "- memory: this VM hands the memory its kernel frees back to the host (free page reporting), so rows that" \
+         "write through the page cache vary from run to run (the headline row writes its whole blocks past it)" \
+         "(see \"The memory matters\" in bench/README.md)"
+  fi
   echo
   echo "| contender | input | MB/s | Mevents/s | peak RSS MiB | CPU s/GB | cores busy | vs keyshard -n $parts |"
   echo "|---|---|---:|---:|---:|---:|---:|---|"
