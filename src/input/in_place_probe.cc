@@ -1,11 +1,11 @@
 #include "input/in_place_probe.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <memory>
 #include <mutex>
@@ -20,8 +20,9 @@ namespace {
 
 std::atomic<InPlacePolicy> policy{InPlacePolicy::measured};
 
-constexpr size_t kProbeBytes = 256u << 10;  // each trial's bytes, at most
-constexpr size_t kLeastProbeBytes = 64u << 10;  // smaller files are not worth a probe
+constexpr size_t kProbeBytes = 256u << 10;      // a region's bytes, at most
+constexpr size_t kLeastProbeBytes = 64u << 10;  // and at least: a file too small for six
+                                                // such regions (384 KiB) is not measured
 constexpr int kTrials = 3;
 // Each trial reads bytes of its own (two regions a trial: one mapped, one copied).
 constexpr size_t kRegions = 2 * kTrials;
@@ -49,12 +50,19 @@ unsigned touch(const char* data, size_t size) {
 // read before, on a machine where mapping cost 24 µs and a split of 1 GiB mapped ran 6% faster
 // than with read(), in 40% less system time.) The touch after the copy finds the bytes in the
 // caches, as the stages after the reader do. The regions are asked of the page cache first, so
-// that on a file not yet in memory neither waits for the disk more than the other.
-// True when mapping costs no more than the copy.
-bool mapping_measured_cheaper(int fd, const std::string& name, size_t size) {
+// that on a file not yet in memory neither waits for the disk more than the other (the advice
+// does not wait for the disk: on a file not in memory, the later regions may be read in the
+// trials).
+// Two things here favour read(): each trial's mapping pays for its mmap() and munmap(), where a
+// run pays once for a window of 16 MiB; and every copy goes to one buffer, which stays in the
+// cache, where a run's reader copies into the chunk that the workers freed last. So mapping
+// wins only by a margin, and a machine where the two come near keeps read(): on one, whose
+// probe put mapping at 1.25 times a copy from the caches, read() made the split 5% faster.
+// True when mapping costs no more than the copy; nullopt when the file could not be read so.
+std::optional<bool> mapping_measured_cheaper(int fd, const std::string& name, size_t size) {
   (void)::posix_fadvise(fd, 0, static_cast<off_t>(size * kRegions), POSIX_FADV_WILLNEED);
-  auto buffer = std::make_unique<char[]>(size);
-  std::memset(buffer.get(), 0, size);  // (its pages present, as a chunk's are when reused)
+  const auto buffer = std::make_unique<char[]>(size);  // (zeroed: its pages present, as a
+                                                       // chunk's are when reused)
   volatile unsigned sink = 0;
   // Each returns its CPU time, or -1 when the file cannot be read so.
   auto map_cost = [&](uint64_t at) -> int64_t {
@@ -85,7 +93,7 @@ bool mapping_measured_cheaper(int fd, const std::string& name, size_t size) {
       copy = copy_cost(first);
       map = map_cost(first + size);
     }
-    if (map < 0 || copy < 0) return true;  // (and then view() finds out for itself)
+    if (map < 0 || copy < 0) return std::nullopt;  // (and then view() finds out for itself)
     mapped = std::min(mapped, map);
     copied = std::min(copied, copy);
   }
@@ -120,15 +128,21 @@ bool read_in_place_pays(int fd, const std::string& name, uint64_t file_size) {
     case InPlacePolicy::measured: break;
   }
   static std::mutex probing;
-  static std::optional<bool> pays;  // (a file too small to measure leaves it open)
+  // (A file too small to measure, or one that cannot be measured, leaves it open.)
+  static std::optional<bool> pays;
   const std::lock_guard lock(probing);
   if (!pays) {
+    // A file that shrank since it was opened is not measured: mapping what it no longer holds
+    // would end the run (see mapped_window.h), where view() reads such a file instead.
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || static_cast<uint64_t>(info.st_size) < file_size) return true;
     // Regions of whole 64 KiB (a multiple of any page size Linux uses), as many as the trials
     // need, within the file.
     const uint64_t share = file_size / kRegions / kLeastProbeBytes * kLeastProbeBytes;
     const auto size = static_cast<size_t>(std::min<uint64_t>(share, kProbeBytes));
     if (size < kLeastProbeBytes) return true;
     pays = mapping_measured_cheaper(fd, name, size);
+    if (!pays) return true;
   }
   return *pays;
 }

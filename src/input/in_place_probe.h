@@ -28,10 +28,11 @@ Status in_place_policy_from_environment(InPlacePolicy& policy);
 void set_in_place_policy(InPlacePolicy policy);
 
 /// Whether `fd`, the regular file `name` of `file_size` bytes that no program writes to, is to
-/// be read in place. With the measured policy the first call probes (under a millisecond):
-/// three times, it maps, touches and unmaps up to 256 KiB of the file and reads as many other
-/// bytes of it, each region its own (the first 1.5 MiB in all, less in a smaller file), and it
-/// keeps the answer for every later file.
+/// be read in place. With the measured policy the first call on a file of 384 KiB or more
+/// probes (under a millisecond once the file is in memory): three times, it maps, touches and
+/// unmaps up to 256 KiB of the file and reads as many other bytes of it, each region its own
+/// (the first 1.5 MiB in all, less in a smaller file), and it keeps the answer for every later
+/// file. A smaller file, or one that shrank since it was opened, is read in place unmeasured.
 bool read_in_place_pays(int fd, const std::string& name, uint64_t file_size);
 
 }  // namespace keyshard
