@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -41,38 +42,56 @@ unsigned touch(const char* data, size_t size) {
   return sum;
 }
 
+// Brings the first `span` bytes of `fd` into the page cache, so that the trials measure bytes in
+// memory, as a run's reader mostly meets them, rather than the disk: a mapping that waits for
+// the disk costs more CPU time than a read() that does, which made the probe choose read()
+// whenever the file was not in memory. One byte of each page is read (which waits for the
+// page), so that the rest of its bytes stay out of the CPU's caches.
+void bring_into_page_cache(int fd, size_t span) {
+  (void)::posix_fadvise(fd, 0, static_cast<off_t>(span), POSIX_FADV_WILLNEED);
+  const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  char byte = 0;
+  for (size_t at = 0; at < span; at += page) (void)read_at(fd, &byte, 1, at);
+}
+
 // Mapping's cost against read()'s, each over `size` bytes of `fd` at a time, the least of a few
 // trials each (a trial interrupted by another thread or the host counts as little as
-// possible). Every trial maps one region of the file and copies the next, which no trial
-// touched before, alternating which comes first: as in a run, where the reader meets each byte
-// once, the copy then reads bytes that are not in the CPU's caches. (Copying the same bytes
-// again, from the caches, measured the copy at 13 µs for 256 KiB against 31 µs for bytes not
-// read before, on a machine where mapping cost 24 µs and a split of 1 GiB mapped ran 6% faster
-// than with read(), in 40% less system time.) The touch after the copy finds the bytes in the
-// caches, as the stages after the reader do. The regions are asked of the page cache first, so
-// that on a file not yet in memory neither waits for the disk more than the other (the advice
-// does not wait for the disk: on a file not in memory, the later regions may be read in the
-// trials).
-// Two things here favour read(): each trial's mapping pays for its mmap() and munmap(), where a
-// run pays once for a window of 16 MiB; and every copy goes to one buffer, which stays in the
-// cache, where a run's reader copies into the chunk that the workers freed last. So mapping
-// wins only by a margin, and a machine where the two come near keeps read(): on one, whose
-// probe put mapping at 1.25 times a copy from the caches, read() made the split 5% faster.
+// possible), each as a run's reader pays it:
+// - Every trial maps one region of the file and copies another, which no trial touched before,
+//   alternating which comes first: the reader meets each byte once, so the copy reads bytes
+//   that are not in the CPU's caches. (Copying bytes again from the caches once made the copy
+//   look 2.4 times cheaper than it is in a run: 13 µs for 256 KiB against 31 µs.)
+// - A mapping's mmap() and munmap() count at their share of a window (16 MiB), which a run maps
+//   at once. (Counted whole, they took the mapping from 22 µs to 40 µs for 256 KiB, against
+//   38 µs for the copy, on a machine where a split of 1 GiB mapped ran 5-6% faster than with
+//   read(), in 30-40% less system time.)
+// - The touch after the copy finds the bytes in the caches, as the stages after the reader do.
+// One thing favours read(): every copy goes to one buffer, which stays in the cache, where a
+// run's reader copies into the chunk that the workers freed last. So mapping wins only by a
+// margin, and a machine where the two come near keeps read(): on one, whose probe put mapping
+// at 1.25 times a copy from the caches, read() made the split 5% faster.
 // True when mapping costs no more than the copy; nullopt when the file could not be read so.
 std::optional<bool> mapping_measured_cheaper(int fd, const std::string& name, size_t size) {
-  (void)::posix_fadvise(fd, 0, static_cast<off_t>(size * kRegions), POSIX_FADV_WILLNEED);
+  bring_into_page_cache(fd, size * kRegions);
   const auto buffer = std::make_unique<char[]>(size);  // (zeroed: its pages present, as a
                                                        // chunk's are when reused)
   volatile unsigned sink = 0;
   // Each returns its CPU time, or -1 when the file cannot be read so.
   auto map_cost = [&](uint64_t at) -> int64_t {
     const int64_t start = thread_nanoseconds();
+    int64_t mapped_at = 0;
+    int64_t touched_at = 0;
     {
       const auto window = MappedWindow::map(fd, name, at, size);
       if (!window) return -1;
+      mapped_at = thread_nanoseconds();
       sink = sink + touch(window->data(), size);
-    }  // (unmapped here, and counted)
-    return thread_nanoseconds() - start;
+      touched_at = thread_nanoseconds();
+    }  // (unmapped here)
+    const int64_t calls = mapped_at - start + thread_nanoseconds() - touched_at;
+    return touched_at - mapped_at +
+           static_cast<int64_t>(static_cast<double>(calls) * static_cast<double>(size) /
+                                static_cast<double>(kMappedWindowBytes));
   };
   auto copy_cost = [&](uint64_t at) -> int64_t {
     const int64_t start = thread_nanoseconds();

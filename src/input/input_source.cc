@@ -121,7 +121,7 @@ class PlainSource final : public InputSource {
       window_.reset();
       const uint64_t start = position_ - position_ % kPageSize;
       const uint64_t length =
-          std::min(file_size - start, std::max(kWindowBytes, position_ + size - start));
+          std::min(file_size - start, std::max(kMappedWindowBytes, position_ + size - start));
       window_ = MappedWindow::map(fd_.get(), name(), start, static_cast<size_t>(length));
       if (!window_) {
         mappable_ = false;
@@ -176,7 +176,6 @@ class PlainSource final : public InputSource {
     return read_at(fd_.get(), out.data(), size, at) == static_cast<long>(size);
   }
 
-  static constexpr uint64_t kWindowBytes = 16u << 20;
   static constexpr uint64_t kPageSize = 1u << 16;  // a multiple of any page size Linux uses
 
   FileDescriptor fd_;

@@ -18,6 +18,9 @@
 
 namespace keyshard {
 
+/// How much of a file read in place one mapping covers (unless a line is longer).
+inline constexpr uint64_t kMappedWindowBytes = 16u << 20;
+
 class MappedWindow {
  public:
   /// Maps `length` bytes of `fd` (the file `name`) from `offset`, a multiple of the page size.
