@@ -32,6 +32,7 @@ struct StageTimes {
   double sequence = 0;
   double write = 0;
   uint64_t chunks = 0;
+  uint64_t chunks_in_place = 0;  // of them, read in place (views of a mapped input file)
   uint64_t checkpoints = 0;  // written while the run went on (not the one at its end)
   uint64_t syncs_ahead = 0;  // output syncs between checkpoints further apart (--commit sync)
 };

@@ -104,9 +104,11 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
     const StageTimes& times = stats.stage_times;
     fmt::format_to(it,
                    "  stages (thread-seconds): read {:.2f}  route {:.2f}  salt {:.2f}  write {:.2f}"
-                   "  ({} chunk{}, {} thread{})\n",
-                   times.read, times.route, times.sequence, times.write, times.chunks,
-                   times.chunks == 1 ? "" : "s", config.threads, config.threads == 1 ? "" : "s");
+                   "  ({} chunk{}, {} read in place, {} thread{})\n",
+                   times.read, times.route, times.sequence, times.write, with_commas(times.chunks),
+                   times.chunks == 1 ? "" : "s",
+                   times.chunks_in_place == 0 ? "none" : with_commas(times.chunks_in_place),
+                   config.threads, config.threads == 1 ? "" : "s");
     if (config.checkpoints) {
       fmt::format_to(it, "  checkpoints during the run: {}", with_commas(times.checkpoints));
       if (config.commit_sync) {

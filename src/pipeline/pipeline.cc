@@ -251,6 +251,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   Status read_status;
   double read_seconds = 0;
   uint64_t chunks = 0;
+  uint64_t chunks_in_place = 0;
   uint64_t since_checkpoint = 0;
   uint64_t since_sync = 0;  // bytes read since the outputs were last synced (or asked to be)
   auto last_checkpoint = SteadyClock::now();
@@ -286,6 +287,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
       break;
     }
     ++chunks;
+    if (chunk->view != nullptr) ++chunks_in_place;
     // (The last chunk may wait long to be handed on, behind slow --exec children.)
     if (interrupt_notice && reader.at_end()) interrupt_notice->reading_over(true);
     progress.bytes.store(reader.bytes_read(), std::memory_order_relaxed);
@@ -344,6 +346,7 @@ RunResult run_pipeline(const RunConfig& config, const RunStart* start) {
   result.stats.stage_times = scheduler.times();
   result.stats.stage_times.read = read_seconds;
   result.stats.stage_times.chunks = chunks;
+  result.stats.stage_times.chunks_in_place = chunks_in_place;
   // The earliest failure wins: a write error or bad line stops the run before later input
   // matters; a read error comes after every chunk read before it was written.
   result.status = scheduler.error();

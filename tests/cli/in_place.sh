@@ -132,10 +132,21 @@ except OSError:
 split_both() {
   local name=$1
   shift
-  ks split -q -k user_id -o "$name-mapped" "$@" mixed.ndjson
+  ks split -v -k user_id -o "$name-mapped" "$@" mixed.ndjson 2> "$name-mapped.err"
   exec 3>>mixed.ndjson
-  ks split -q -k user_id -o "$name-read" "$@" mixed.ndjson
+  ks split -v -k user_id -o "$name-read" "$@" mixed.ndjson 2> "$name-read.err"
   exec 3>&-
+  # -v says how many chunks were read in place: most (at least half here; not those near the
+  # end of the file, nor those holding a line longer than a chunk), or none.
+  local chunks mapped
+  chunks=$(sed -n 's/.*(\([0-9,]*\) chunks, .*/\1/p' "$name-mapped.err" | tr -d ,)
+  mapped=$(sed -n 's/.* chunks, \([0-9,]*\) read in place, .*/\1/p' "$name-mapped.err" | tr -d ,)
+  if [ "$leases" = 1 ]; then
+    expect_eq "$(( ${mapped:-0} > 0 && 2 * ${mapped:-0} >= ${chunks:-0} ))" 1 \
+      "$name: -v counts the chunks read in place ($mapped of $chunks)"
+  fi
+  expect_contains "$(cat "$name-read.err")" "chunks, none read in place," \
+    "$name: -v says no chunk was read in place from a file open for writing"
   local file
   for file in "$name-read"/*; do
     [[ $file == */keyshard-summary.json ]] && continue
