@@ -127,6 +127,7 @@ class PlainSource final : public InputSource {
         mappable_ = false;
         return {};
       }
+      window_->populate();
     }
     window = window_;
     return {window_->data() + (position_ - window_->offset()), size};

@@ -13,6 +13,10 @@
 #include "util/files.h"
 #include "util/status.h"
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14; older C libraries do not name it
+#endif
+
 namespace keyshard {
 namespace {
 
@@ -139,6 +143,11 @@ std::shared_ptr<const MappedWindow> MappedWindow::map(int fd, const std::string&
   entry.begin.store(reinterpret_cast<uintptr_t>(data), std::memory_order_release);
   return std::shared_ptr<const MappedWindow>(
       new MappedWindow(static_cast<const char*>(data), offset, length, slot));
+}
+
+void MappedWindow::populate() const {
+  // (Past the end of a file that shrank, the call fails rather than raise SIGBUS.)
+  (void)::madvise(const_cast<char*>(data_), length_, MADV_POPULATE_READ);
 }
 
 MappedWindow::~MappedWindow() {

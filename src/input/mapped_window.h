@@ -31,6 +31,12 @@ class MappedWindow {
   MappedWindow(const MappedWindow&) = delete;
   MappedWindow& operator=(const MappedWindow&) = delete;
 
+  /// Fills in the mapping's page tables from the page cache in one call (reading from the disk
+  /// what is not there), where the first touch of each 64 KiB would otherwise fault: a fault
+  /// costs far more than its share of one call (in a VM, a trap to the host). Best effort: a
+  /// kernel before 5.14 leaves the faults, and what the file no longer holds is left to fault.
+  void populate() const;
+
   /// The file's bytes [offset(), offset() + length()).
   const char* data() const { return data_; }
   uint64_t offset() const { return offset_; }
