@@ -18,7 +18,7 @@
 namespace keyshard {
 namespace {
 
-constexpr size_t kMiB = 1 << 20;
+constexpr size_t kOneMiB = 1 << 20;
 
 // A chunk of `lines`, every one for partition 0.
 Chunk chunk_of(const std::vector<std::string>& lines, uint64_t sequence) {
@@ -69,22 +69,22 @@ TEST_CASE("bytes_to_alignment: from a size to the next multiple") {
   CHECK(bytes_to_alignment(1, 4096) == 4095);
   CHECK(bytes_to_alignment(4095, 4096) == 1);
   CHECK(bytes_to_alignment(8192, 4096) == 4096);
-  CHECK(bytes_to_alignment(3 * kMiB + 10, kMiB) == kMiB - 10);
+  CHECK(bytes_to_alignment(3 * kOneMiB + 10, kOneMiB) == kOneMiB - 10);
 }
 
 TEST_CASE("aligned_write_size: up to the last multiple, unless that keeps back much") {
   // Aligned file, a full buffer and a line past it: the line's piece stays.
-  CHECK(aligned_write_size(0, kMiB + 250, kMiB) == kMiB);
-  CHECK(aligned_write_size(2 * kMiB, kMiB + 250, kMiB) == kMiB);
+  CHECK(aligned_write_size(0, kOneMiB + 250, kOneMiB) == kOneMiB);
+  CHECK(aligned_write_size(2 * kOneMiB, kOneMiB + 250, kOneMiB) == kOneMiB);
   // Exactly on a multiple: everything.
-  CHECK(aligned_write_size(0, kMiB, kMiB) == kMiB);
+  CHECK(aligned_write_size(0, kOneMiB, kOneMiB) == kOneMiB);
   // An unaligned file (after a checkpoint) is brought back to a multiple.
-  CHECK(aligned_write_size(kMiB + 1000, kMiB - 1000 + 300, kMiB) == kMiB - 1000);
+  CHECK(aligned_write_size(kOneMiB + 1000, kOneMiB - 1000 + 300, kOneMiB) == kOneMiB - 1000);
   // No multiple among the bytes: everything.
   CHECK(aligned_write_size(100, 50, 4096) == 50);
   // More than a sixteenth kept back (a long run of lines): everything.
-  CHECK(aligned_write_size(0, kMiB + kMiB / 16, kMiB) == kMiB);
-  CHECK(aligned_write_size(0, kMiB + kMiB / 16 + 1, kMiB) == kMiB + kMiB / 16 + 1);
+  CHECK(aligned_write_size(0, kOneMiB + kOneMiB / 16, kOneMiB) == kOneMiB);
+  CHECK(aligned_write_size(0, kOneMiB + kOneMiB / 16 + 1, kOneMiB) == kOneMiB + kOneMiB / 16 + 1);
   CHECK(aligned_write_size(0, 32768 + 3000, 32768) == 32768 + 3000);
   CHECK(aligned_write_size(0, 32768 + 2048, 32768) == 32768);
 }
@@ -116,34 +116,34 @@ TEST_CASE("an owner writes a partition file in pieces that end on multiples of a
     while (expected.size() < until) {
       apply(lines_of(64, 250, numbered));
       const uint64_t size = size_of(path);
-      CHECK((size % kMiB == 0 || size == allowed));
+      CHECK((size % kOneMiB == 0 || size == allowed));
     }
   };
 
   SUBCASE("full buffers, a checkpoint, then full buffers again") {
-    apply_until(2 * kMiB + kMiB / 2, 0);  // two writes of exactly a MiB, the rest held
-    CHECK(size_of(path) == 2 * kMiB);
+    apply_until(2 * kOneMiB + kOneMiB / 2, 0);  // two writes of exactly a MiB, the rest held
+    CHECK(size_of(path) == 2 * kOneMiB);
     // A checkpoint writes everything: the file ends with a whole line.
     OwnerCut cut;
     REQUIRE(owner.checkpoint(cut));
     const uint64_t checkpointed = size_of(path);
     CHECK(checkpointed == expected.size());
-    CHECK(checkpointed % kMiB != 0);
+    CHECK(checkpointed % kOneMiB != 0);
     // The next write brings the file back to a multiple of a MiB.
-    apply_until(3 * kMiB + kMiB / 2, checkpointed);
-    CHECK(size_of(path) == 3 * kMiB);
+    apply_until(3 * kOneMiB + kOneMiB / 2, checkpointed);
+    CHECK(size_of(path) == 3 * kOneMiB);
   }
   SUBCASE("a long run of lines is written whole rather than moved") {
-    apply(lines_of(kMiB / 2 / 251, 250, numbered));  // half a MiB: held
+    apply(lines_of(kOneMiB / 2 / 251, 250, numbered));  // half a MiB: held
     CHECK(size_of(path) == 0);
     // Lines of 100 KiB: the buffer's end lies far past a multiple, so all of it is written.
     apply(lines_of(6, 100 << 10, numbered));
     const uint64_t whole = size_of(path);
     CHECK(whole == expected.size());
-    CHECK(whole > kMiB);
+    CHECK(whole > kOneMiB);
     // The buffers after it are written up to multiples of a MiB again.
-    apply_until(2 * kMiB + kMiB / 2, whole);
-    CHECK(size_of(path) == 2 * kMiB);
+    apply_until(2 * kOneMiB + kOneMiB / 2, whole);
+    CHECK(size_of(path) == 2 * kOneMiB);
   }
   REQUIRE(owner.finish());
   std::ifstream in(path, std::ios::binary);
