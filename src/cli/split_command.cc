@@ -318,6 +318,9 @@ Status run_split(const SplitOptions& given) {
   if (Status status = check_inputs_are_not_outputs(config, replaced); !status) return status;
   if (Status status = check_dead_letter_is_apart(config, replaced); !status) return status;
   if (Status status = check_dead_letter_is_new(config, continuing); !status) return status;
+  if (!continuing) {
+    if (Status status = check_outputs_are_files(config); !status) return status;
+  }
   // (The last moment a signal leaves DIR as it was: from here files are created or removed.)
   if (const int signal_number = interrupt_signal(); signal_number != 0) {
     return interrupted_before_start(signal_number);

@@ -285,12 +285,16 @@ Status open_regular_output(const std::string& path, int flags, FileDescriptor& f
   } else if (error != ENXIO || ::stat(path.c_str(), &info) != 0 || !S_ISFIFO(info.st_mode)) {
     return Status::error("cannot create: " + errno_text(error), path);
   }
-  const char* what = S_ISFIFO(info.st_mode)  ? "a FIFO"
-                     : S_ISCHR(info.st_mode) ? "a character device"
-                     : S_ISBLK(info.st_mode) ? "a block device"
-                     : S_ISSOCK(info.st_mode) ? "a socket"
-                     : S_ISDIR(info.st_mode) ? "a directory"
-                                             : "not a regular file";
+  return not_a_regular_output(path, info.st_mode);
+}
+
+Status not_a_regular_output(const std::string& path, unsigned mode) {
+  const char* what = S_ISFIFO(mode)   ? "a FIFO"
+                     : S_ISCHR(mode)  ? "a character device"
+                     : S_ISBLK(mode)  ? "a block device"
+                     : S_ISSOCK(mode) ? "a socket"
+                     : S_ISDIR(mode)  ? "a directory"
+                                      : "not a regular file";
   return Status::error(std::string("is ") + what +
                            ", where keyshard writes an output as a regular file (synced, and cut "
                            "back on resume): remove it, or choose another DIR or --name",

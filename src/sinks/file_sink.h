@@ -15,6 +15,10 @@ namespace keyshard {
 /// device, a directory. "cannot create: ..." for the other failures.
 Status open_regular_output(const std::string& path, int flags, FileDescriptor& fd);
 
+/// The refusal open_regular_output() gives for `path`, found to be of file type `mode`
+/// (st_mode) where an output belongs: what it is, and what to do.
+Status not_a_regular_output(const std::string& path, unsigned mode);
+
 /// Creates (or truncates) `path` for writing. With `tracked`, the sink keeps the file's size and
 /// content hash for checkpoints (see ContentHash), and `path` must be a regular file (see
 /// open_regular_output).

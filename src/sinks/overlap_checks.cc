@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "sinks/file_sink.h"
 #include "sinks/output_directory.h"
 #include "util/number_text.h"
 
@@ -139,6 +140,26 @@ std::set<std::string> links_force_replaces(const RunConfig& config) {
     }
   }
   return links;
+}
+
+Status check_outputs_are_files(const RunConfig& config) {
+  if (config.to_stdout) return {};
+  std::vector<std::string> paths;
+  for (const std::string& name : output_file_names(config)) {
+    // (The summary is written through a temporary file renamed over whatever is there.)
+    if (name != kSummaryFileName) paths.push_back(config.output_dir + "/" + name);
+  }
+  if (config.checkpoints && config.on_bad == BadLinePolicy::kDeadLetter &&
+      !config.dead_letter_path.empty()) {
+    paths.push_back(config.dead_letter_path);
+  }
+  for (const std::string& path : paths) {
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode) && !S_ISLNK(info.st_mode)) {
+      return not_a_regular_output(path, info.st_mode);
+    }
+  }
+  return {};
 }
 
 std::vector<std::string> output_file_names(const RunConfig& config) {

@@ -41,6 +41,14 @@ Status check_dead_letter_is_apart(const RunConfig& config,
 /// file in DIR is DIR's, which --force governs; standard error's file is appended to.
 Status check_dead_letter_is_new(const RunConfig& config, bool continuing);
 
+/// Refuses a run into DIR whose partition (or worker) files, or dead-letter file, would land on
+/// something that is not a regular file: a FIFO, a directory, a device or a socket in its place
+/// (a symbolic link is --force's to replace, or opening's to follow). Opening the file refuses
+/// it so too (not_a_regular_output), but only once --force has removed the earlier run's
+/// checkpoint and the outputs opened before it were emptied: this refuses it while everything
+/// in DIR is as it was.
+Status check_outputs_are_files(const RunConfig& config);
+
 /// Whether `path` is the regular file standard error is (`2> run.log`, then /dev/stderr or
 /// run.log itself): dead letters for it go through standard error, never a new open that
 /// would truncate it and write over keyshard's messages.

@@ -242,6 +242,19 @@ except BlockingIOError:
     got = b""
 assert got == b"", got[:100]  # nothing was written to the reader
 PY
+# Refused before anything in DIR changes: with --force over an earlier run, that run's
+# checkpoint, summary and outputs stay as they were (opening the outputs in turn would empty
+# those opened before the FIFO's).
+rm -rf fifo-over && ks split -k user_id -n 4 -q -o fifo-over events.ndjson
+rm fifo-over/part-00002.ndjson && mkfifo fifo-over/part-00002.ndjson
+cp -a fifo-over fifo-over-before
+run_status timeout 60 "$KEYSHARD" split -k user_id -n 4 -q --force -o fifo-over events.ndjson
+expect_eq "$STATUS" 1 "a FIFO among an earlier run's outputs"
+expect_contains "$ERR" "fifo-over/part-00002.ndjson: is a FIFO" "names it"
+for f in part-00000.ndjson part-00001.ndjson part-00003.ndjson dead-letter.ndjson \
+         keyshard-summary.json .keyshard/checkpoint.json; do
+  expect_same_file "fifo-over/$f" "fifo-over-before/$f" "--force refused over a FIFO: $f"
+done
 pass "a FIFO in DIR at the name of an output is refused, neither waited on nor written to"
 
 # The same holds for standard input read from one of the run's files.
