@@ -15,6 +15,7 @@ failed=0
 targets=(key_extraction chunk_reader checkpoint_codec key_path)
 # As many targets at once as there are cores (FUZZ_JOBS to choose): each still runs for SECONDS.
 jobs=${FUZZ_JOBS:-$(nproc)}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || jobs=1  # (0 or not a number: one at a time, never no progress)
 
 # run_target TARGET: fuzzes it; BUILD/fuzz-TARGET.passed says it held.
 run_target() {
