@@ -25,8 +25,8 @@ trap cleanup EXIT
 cd "$WORK"
 
 # nap SECONDS: a sleep that starts no process: read waits out its timeout on a FIFO that nothing
-# writes to. (wait_until polls with it. Starting /bin/sleep every 10 ms was about a twentieth of
-# the suite's CPU time, on a VM where each new process costs milliseconds.)
+# writes to. (wait_until polls with it. Its /bin/sleep every 10 ms came to about 6 CPU-seconds
+# of the plain suite, on a VM where each new process costs milliseconds.)
 mkfifo "$WORK/.nap"
 nap() { read -r -t "$1" <> "$WORK/.nap" || true; }
 
