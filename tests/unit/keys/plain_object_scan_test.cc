@@ -173,9 +173,16 @@ TEST_CASE("lines the scan cannot confirm") {
            R"([{"k":"v"}])", R"("k")", "123", "", "   ", "{}", R"({"a":"v"})",
            R"({"k":{"x":"v"}})", R"({"k":["v"]})",
            R"({"o":"not an object"})", "{\"k\":\"v\"}\x0b", "\x0c{\"k\":\"v\"}",
-           "{\"k\":\"v\",\"a\":\x01}"}) {
+           "{\"k\":\"v\",\"a\":\x01}",
+           // in an object on no -k path, before the key
+           R"({"o":{"a":"b" "c":1},"k":"v"})", R"({"o":{"a":01},"k":"v"})",
+           R"({"o":{"a":"b",},"k":"v"})", R"({"o":{"a"::1},"k":"v"})",
+           R"({"o":{"a":"b"}},"k":"v"})", R"({"o":{"a":tru},"k":"v"})",
+           R"({"o":{"a":1,"b"},"k":"v"})", R"({"o":{"a":"b",1:2},"k":"v"})"}) {
     check_not_confirmed({"k"}, line);
   }
+  check_confirmed({"k"}, R"({"o":{"a":1,"b":"x","c":[1],"d":{"e":true},"f":null},"k":"v"})",
+                  {"v"});
   check_not_confirmed({"o.x"}, R"({"o":"not an object"})");
   check_not_confirmed({"a.3"}, R"({"a":[0,1,2]})");
 }
@@ -235,9 +242,14 @@ TEST_CASE("each line of a window is scanned on its own structurals") {
   const std::vector<KeyPath> paths = paths_of({"k"});
   const KeyTrie trie(paths);
   PlainObjectScan scan(trie);
-  // The second line is split across two lines: neither half may borrow from the other.
-  const std::vector<std::string> lines = {R"({"k":"one"})", R"({"k":"two",)", R"("a":1})",
-                                          R"({"k":"thr\\ee"})", R"({"k":"four"})"};
+  // The second, sixth and eighth lines are cut short, each followed by its end: neither half
+  // may borrow from the other, not even the members that come after the key, which are only
+  // checked against the grammar.
+  const std::vector<std::string> lines = {
+      R"({"k":"one"})",          R"({"k":"two",)",        R"("a":1})",
+      R"({"k":"thr\\ee"})",      R"({"k":"four"})",       R"({"k":"five","o":{"a":"b")",
+      R"(,"c":"d"}})",           R"({"k":"six","a":1)",   R"(,"b":"c"})",
+      R"({"k":"seven","a":{"b":true,"c":"d","e":[1]},"f":null,"g":"h"})"};
   std::string window;
   std::vector<size_t> starts;
   for (const std::string& line : lines) {
@@ -254,10 +266,11 @@ TEST_CASE("each line of a window is scanned on its own structurals") {
     verdicts.push_back(scan.confirm({window.data() + starts[i], lines[i].size()}, parts));
     keys.emplace_back(verdicts.back() == ScanVerdict::kConfirmed ? parts[0] : "-");
   }
-  CHECK(verdicts == std::vector<ScanVerdict>{ScanVerdict::kConfirmed, ScanVerdict::kUnsure,
-                                             ScanVerdict::kUnsure, ScanVerdict::kEscapes,
-                                             ScanVerdict::kConfirmed});
-  CHECK(keys == std::vector<std::string>{"one", "-", "-", "-", "four"});
+  using enum ScanVerdict;
+  CHECK(verdicts == std::vector<ScanVerdict>{kConfirmed, kUnsure, kUnsure, kEscapes, kConfirmed,
+                                             kUnsure, kUnsure, kUnsure, kUnsure, kConfirmed});
+  CHECK(keys == std::vector<std::string>{"one", "-", "-", "-", "four", "-", "-", "-", "-",
+                                         "seven"});
 }
 
 }  // namespace
