@@ -25,10 +25,25 @@ std::optional<FileIdentity> stream_file(int fd) {
   return FileIdentity{info.st_dev, info.st_ino};
 }
 
-// Whether `path` is the regular file standard stream `fd` is (`> out.log`, /dev/stdout...).
+// Where a standard stream (`fd`) writes, if a reader takes its bytes there in the order they are
+// written: a regular file (`> out.log`), a pipe (`| next`, `2>&1 | next`) or a socket. (Not a
+// terminal or another device.)
+std::optional<FileIdentity> stream_destination(int fd) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 ||
+      !(S_ISREG(info.st_mode) || S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode))) {
+    return std::nullopt;
+  }
+  return FileIdentity{info.st_dev, info.st_ino};
+}
+
+// Whether `path` is where standard stream `fd` writes (`> out.log` or `| next`, then
+// /dev/stdout, /dev/stderr, out.log...). A file opened again there would be written beside the
+// stream, each in blocks that end where they fill, so that one's lines would be cut by the
+// other's.
 bool names_stream_file(const std::string& path, int fd) {
   const auto named = identity_of(path);
-  return named && named == stream_file(fd);
+  return named && named == stream_destination(fd);
 }
 
 }  // namespace

@@ -354,6 +354,46 @@ for dead in /dev/stderr run.log; do
     "--dead-letter $dead, standard error's file: why"
   [ ! -e apart ] || fail "--dead-letter $dead, standard error's file: DIR made"
 done
+# Standard output or standard error on a pipe: --dead-letter naming the pipe standard output
+# writes to would cut the events' lines with the dead letters' (each written in blocks that end
+# where they fill), so it is refused as a file standard output writes to is; standard error's
+# pipe takes the dead letters through standard error, whole records.
+set +e
+"$KEYSHARD" split -q -k k -n 2 --dead-letter /dev/stdout -o - few.ndjson 2> piped.err |
+  cat > piped.out
+STATUS=${PIPESTATUS[0]}
+set -e
+expect_eq "$STATUS" 2 "--dead-letter /dev/stdout, standard output a pipe"
+expect_contains "$(cat piped.err)" "/dev/stdout: --dead-letter names the file standard output is" \
+  "--dead-letter /dev/stdout, standard output a pipe: why"
+expect_eq "$(wc -c < piped.out)" 0 "--dead-letter /dev/stdout, standard output a pipe: no event"
+set +e
+"$KEYSHARD" split -q -k k -n 2 --dead-letter /dev/stderr -o - few.ndjson 2>&1 | cat > piped.out
+STATUS=${PIPESTATUS[0]}
+set -e
+expect_eq "$STATUS" 2 "--dead-letter /dev/stderr, standard error a pipe with standard output (2>&1)"
+expect_contains "$(cat piped.out)" "/dev/stderr: --dead-letter names the file standard output is" \
+  "--dead-letter /dev/stderr, 2>&1 into a pipe: why"
+python3 - > long-bad.ndjson <<'PY'
+import random
+random.seed(7)
+for i in range(3000):
+    if random.random() < 0.3:
+        print("not json " + "z" * random.randint(10, 3000))
+    else:
+        print('{"k":"u%d","p":"%s"}' % (i % 97, "y" * random.randint(10, 3000)))
+PY
+{ "$KEYSHARD" split -q -k k -n 4 -j 2 --dead-letter /dev/stderr -o - long-bad.ndjson \
+    2>&1 > piped-events.out; } | cat > piped-dead.out
+expect_eq "$(python3 -c '
+import json, sys
+texts = [json.loads(line)["text"] for line in open(sys.argv[1])]
+print(len(texts), all(t.startswith("not json ") for t in texts))' piped-dead.out)" \
+  "$(grep -c '^not json ' long-bad.ndjson) True" \
+  "--dead-letter /dev/stderr, standard error a pipe: every dead letter whole"
+expect_eq "$(wc -l < piped-events.out)" "$(grep -c '^{' long-bad.ndjson)" \
+  "--dead-letter /dev/stderr, standard error a pipe: the events apart"
+pass "--dead-letter naming standard output's or standard error's pipe"
 # The lock file removed by hand while a run holds it (taken for a stale one): the run stops at
 # its next checkpoint, saying that another run may be writing, and writes no checkpoint past it.
 rm -rf lock-gone lock-gone.fifo && mkfifo lock-gone.fifo
