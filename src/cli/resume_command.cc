@@ -136,10 +136,10 @@ Status run_resume(const ResumeOptions& o) {
   if (Status status = check_checkpoint_fits(checkpoint, config, checkpoint_path(dir)); !status) {
     return status;
   }
+  if (Status status = check_open_file_limit(config, true); !status) return status;
   if (Status status = check_inputs_are_not_outputs(config); !status) return status;
   // (Standard error may be the dead-letter file now, as it may not be for the run: `2>>` it.)
   if (Status status = check_dead_letter_is_apart(config); !status) return status;
-  if (Status status = check_open_file_limit(config, true); !status) return status;
   for (size_t i = checkpoint.current; i < checkpoint.inputs.size(); ++i) {
     if (checkpoint.inputs[i].path != "-") continue;
     if (standard_stream_was_closed(STDIN_FILENO)) {

@@ -314,6 +314,9 @@ Status run_split(const SplitOptions& given) {
       if (S_ISDIR(info.st_mode)) return Status::error("is a directory", path);
     }
   }
+  // (Before the checks below, which look at every partition's file: with -n far past the limit,
+  // that took seconds.)
+  if (Status status = check_open_file_limit(config); !status) return status;
   const std::set<std::string> replaced = links_force_replaces(config);  // none without --force
   if (Status status = check_inputs_are_not_outputs(config, replaced); !status) return status;
   if (Status status = check_dead_letter_is_apart(config, replaced); !status) return status;

@@ -153,7 +153,6 @@ static bool is_empty_directory(const RunConfig& config, std::error_code& error) 
 }
 
 Status prepare_outputs(const RunConfig& config, bool continuing) {
-  if (Status status = check_open_file_limit(config); !status) return status;
   if (config.to_stdout) return {};
   const std::string& dir = config.output_dir;
   std::error_code error;

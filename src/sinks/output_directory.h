@@ -12,8 +12,7 @@
 namespace keyshard {
 
 /// Creates the output directory if needed and refuses a non-empty one without --force (unless
-/// `continuing` a checkpointed run in it); checks that the run can hold one open file per
-/// partition (raising the soft limit if it must).
+/// `continuing` a checkpointed run in it). check_open_file_limit() comes first.
 Status prepare_outputs(const RunConfig& config, bool continuing = false);
 
 /// That the run can hold its outputs (or --exec children's pipes) open, raising the soft limit

@@ -180,6 +180,13 @@ expect_eq "$STATUS" 2 "too few open files"
 expect_contains "$ERR" "open files" "the message names the limit"
 expect_contains "$ERR" "fewer partitions" "the message says what to do"
 [ ! -e low ] || fail "no trace of a run refused for the limit: $(find low)"
+# The limit is judged before each partition's file is looked at (which took seconds at -n in
+# the hundreds of thousands): a FIFO in a partition's place is not what the refusal names.
+mkdir -p low-fifo && mkfifo low-fifo/part-00000.ndjson
+run_status bash -c 'ulimit -n 256 && "$0" split -k id -n 1000 -o low-fifo --force -q in.ndjson' \
+  "$KEYSHARD"
+expect_eq "$STATUS" 2 "too few open files, a FIFO in DIR"
+expect_contains "$ERR" "-n 1000 needs about" "the limit named first"
 # With a child per worker, -j sets the count, whatever -n: so says the message.
 run_status bash -c 'ulimit -n 64 && "$0" split -k id -n 1 -j 20 --exec cat --exec-per worker \
   -o low -q in.ndjson' "$KEYSHARD"
