@@ -260,8 +260,10 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
     if (has_checkpoint(config.output_dir)) return failure;  // one that cannot be read
     if (result.wrote_checkpoint) {
       return std::move(failure).also("the checkpoint this run wrote in " + config.output_dir +
-                                     " is gone (was the directory removed or moved?), so the "
-                                     "run cannot be resumed; run it again");
+                                     " is gone: if the directory was moved, `keyshard resume "
+                                     "NEWDIR`" + stdin_again +
+                                     " continues the run from there; if it was removed, run it "
+                                     "again");
     }
     // Failed before its first checkpoint: nothing can resume it, so what it created goes, and
     // the retry needs no --force.

@@ -1311,3 +1311,48 @@ exec 9>&-
 wait "$pid" || fail "the quiet pipe's run: $(cat quiet-pipe.err)"
 expect_same_file quiet-pipe/part-00000.ndjson auto-4/part-00000.ndjson "the quiet pipe's output"
 pass "--checkpoint-every auto: a pipe gone quiet gets the checkpoint due at once"
+
+# DIR moved while a run goes on: the run fails at its next write there by name, its message
+# saying that `resume` of DIR where it now is continues it; and so it does (the FIFO input,
+# read from its start again, skipped to the checkpoint's offset).
+"$GEN_EVENTS" --bytes 400000 --seed 9 > paced.ndjson
+rm -rf paced-dir paced-dir.new paced-whole && rm -f paced.fifo && mkfifo paced.fifo
+cat > feed.py <<'PY'
+import sys, time
+lines = open(sys.argv[1], 'rb').readlines()
+try:
+    with open(sys.argv[2], 'wb') as fifo:
+        for i in range(0, len(lines), 100):
+            fifo.write(b''.join(lines[i:i + 100]))
+            fifo.flush()
+            time.sleep(float(sys.argv[3]))
+except BrokenPipeError:  # (the run it fed has stopped)
+    pass
+PY
+python3 feed.py paced.ndjson paced.fifo 0.2 &
+feeder=$!
+"$KEYSHARD" split -q -k user_id -n 4 --checkpoint-every 1s -o paced-dir paced.fifo \
+  2> paced.err &
+running=$!
+wait_until grep -q '"offset":[1-9]' paced-dir/.keyshard/checkpoint.json ||
+  fail "a paced run: no checkpoint past the start"
+mv paced-dir paced-dir.new
+set +e
+wait "$running"
+STATUS=$?
+set -e
+wait "$feeder"
+expect_eq "$STATUS" 1 "a run whose DIR was moved"
+expect_contains "$(cat paced.err)" "the checkpoint this run wrote in paced-dir is gone: if the \
+directory was moved, \`keyshard resume NEWDIR\` continues the run from there" "the message"
+python3 feed.py paced.ndjson paced.fifo 0 &
+feeder=$!
+ks resume -q paced-dir.new
+wait "$feeder"
+ks split -q -k user_id -n 4 -o paced-whole paced.ndjson
+for p in 0 1 2 3; do
+  expect_same_file "paced-dir.new/part-0000$p.ndjson" "paced-whole/part-0000$p.ndjson" \
+    "partition $p, DIR moved, then resumed"
+done
+ks verify -q paced-dir.new
+pass "DIR moved during a run: resumed where it is"

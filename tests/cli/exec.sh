@@ -750,4 +750,7 @@ set -e
 expect_eq "$STATUS" 1 "a run whose DIR was removed"
 expect_contains "$(cat removed.err)" "the checkpoint this run wrote in removed-dir is gone" \
   "the message"
+expect_contains "$(cat removed.err)" 'if the directory was moved, `keyshard resume NEWDIR`' \
+  "what to do"
 pass "DIR removed during a run"
+
