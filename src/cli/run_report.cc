@@ -170,8 +170,15 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
   // What resume needs besides DIR: a stream read on standard input, given again.
   const bool read_stdin =
       std::any_of(config.inputs.begin(), config.inputs.end(), is_standard_input);
-  const std::string stdin_again =
+  // Likewise one read from a named FIFO, written there again.
+  std::string stdin_again =
       read_stdin ? " (with the same stream on its standard input, from its start)" : "";
+  for (const std::string& path : config.inputs) {
+    struct stat info {};
+    if (stdin_again.empty() && ::stat(path.c_str(), &info) == 0 && S_ISFIFO(info.st_mode)) {
+      stdin_again = " (with the same stream written to " + path + " again, from its start)";
+    }
+  }
   // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.
   auto with_hint = [&config, &result, &stdin_again, read_stdin](Status failure) {
     if (result.corrupt_frame_covered && config.checkpoints && has_checkpoint(config.output_dir)) {

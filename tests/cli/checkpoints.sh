@@ -498,7 +498,22 @@ for stop in "- TERM 143" "/dev/stdin HUP 129"; do
   expect_contains "$(cat stdin-int.err)" "interrupted; resume with: keyshard resume stdin-int \
 (with the same stream on its standard input, from its start)" "the resume hint for $name"
 done
-pass "the resume hint of a run that read standard input"
+# Likewise a FIFO named as an input: resume opens it again, and needs the stream from its start.
+rm -rf fifo-int fifo-int.fifo && mkfifo fifo-int.fifo
+(cat events.ndjson; sleep 20) > fifo-int.fifo &
+writer=$!
+env --default-signal=TERM "$KEYSHARD" split -k user_id -n 8 -q --chunk-size 64KiB \
+  --checkpoint-every 256KiB --commit async -o fifo-int fifo-int.fifo 2> fifo-int.err &
+pid=$!
+wait_until grep -qE '"offset":[1-9]' fifo-int/.keyshard/checkpoint.json ||
+  fail "fifo-int: no checkpoint past the start"
+kill -TERM "$pid" 2>/dev/null || true
+set +e; wait "$pid"; STATUS=$?; set -e
+kill "$writer" 2>/dev/null || true; wait "$writer" 2>/dev/null || true
+expect_eq "$STATUS" 143 "SIGTERM to a run reading a named FIFO"
+expect_contains "$(cat fifo-int.err)" "interrupted; resume with: keyshard resume fifo-int \
+(with the same stream written to fifo-int.fifo again, from its start)" "the resume hint for a FIFO"
+pass "the resume hint of a run that read standard input, or a FIFO"
 
 # Stdin: the same stream completes exactly; a different one is refused, naming <stdin>.
 rm -rf from-stdin
@@ -906,7 +921,8 @@ cat events.ndjson > feed.fifo
 set +e; wait "$pid"; STATUS=$?; set -e
 expect_eq "$STATUS" 1 "a run whose last checkpoint cannot be written"
 expect_contains "$(cat lastfail.err)" "checkpoint.json.tmp: cannot create" "the error names the file"
-expect_contains "$(cat lastfail.err)" "\`keyshard resume lastfail\` continues the run" "and says how to go on"
+expect_contains "$(cat lastfail.err)" "\`keyshard resume lastfail\` (with the same stream written to \
+feed.fifo again, from its start) continues the run" "and says how to go on"
 [ ! -e lastfail/keyshard-summary.json ] || fail "no summary for a run that failed"
 rmdir lastfail/.keyshard/checkpoint.json.tmp
 cat events.ndjson > feed.fifo &
@@ -1344,7 +1360,8 @@ set -e
 wait "$feeder"
 expect_eq "$STATUS" 1 "a run whose DIR was moved"
 expect_contains "$(cat paced.err)" "the checkpoint this run wrote in paced-dir is gone: if the \
-directory was moved, \`keyshard resume NEWDIR\` continues the run from there" "the message"
+directory was moved, \`keyshard resume NEWDIR\` (with the same stream written to paced.fifo again, \
+from its start) continues the run from there" "the message"
 python3 feed.py paced.ndjson paced.fifo 0 &
 feeder=$!
 ks resume -q paced-dir.new
