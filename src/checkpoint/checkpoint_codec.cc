@@ -261,6 +261,15 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
   if (r.ok() && !c.exec && c.outputs.size() != s.partition_events.size()) {
     r.fail("the outputs do not match the partitions");
   }
+  // A partition's file is a name in DIR, as --name makes it (verify opens it there).
+  for (const OutputState& output : c.outputs) {
+    if (!r.ok()) break;
+    if (output.file.empty() || output.file == "." || output.file == ".." ||
+        output.file.find('/') != std::string::npos ||
+        output.file.find('\0') != std::string::npos) {
+      r.fail("an output's file is not a name in the output directory");
+    }
+  }
   if (r.ok()) {
     const dom::element dead = r.member(top, "dead_letter");
     if (r.ok() && !dead.is_null()) c.dead_letter = r.output(dead);

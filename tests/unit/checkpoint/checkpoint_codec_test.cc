@@ -239,6 +239,11 @@ TEST_CASE("an edited checkpoint with a valid checksum but a missing or ill-typed
       {R"("options": {)", "},\n", "\"options\": 3,\n"},
       {R"({"file":"p-1")", "}", "7"},
       {R"({"file":"p-1",)", "", "{"},
+      // a partition's file that is not a name in DIR (verify would look outside it)
+      {R"({"file":"p-1")", "", R"({"file":"../p-1")"},
+      {R"({"file":"p-1")", "", R"({"file":"/tmp/p-1")"},
+      {R"({"file":"p-1")", "", R"({"file":"..")"},
+      {R"({"file":"p-1")", "", R"({"file":"")"},
       {R"("current": 1)", "", R"("current": 4294967296)"},
       {R"("current": 1)", "", R"("current": -1)"},
       {R"("carried": 1)", "", R"("carried": 3)"},
