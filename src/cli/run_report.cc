@@ -167,20 +167,20 @@ Status interrupted_before_start(int signal_number) {
 }
 
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before) {
-  // What resume needs besides DIR: a stream read on standard input, given again.
+  // What resume needs besides DIR: a stream read on standard input, given again; or one read
+  // from a named FIFO, written there again.
   const bool read_stdin =
       std::any_of(config.inputs.begin(), config.inputs.end(), is_standard_input);
-  // Likewise one read from a named FIFO, written there again.
-  std::string stdin_again =
+  std::string stream_again =
       read_stdin ? " (with the same stream on its standard input, from its start)" : "";
   for (const std::string& path : config.inputs) {
     struct stat info {};
-    if (stdin_again.empty() && ::stat(path.c_str(), &info) == 0 && S_ISFIFO(info.st_mode)) {
-      stdin_again = " (with the same stream written to " + path + " again, from its start)";
+    if (stream_again.empty() && ::stat(path.c_str(), &info) == 0 && S_ISFIFO(info.st_mode)) {
+      stream_again = " (with the same stream written to " + path + " again, from its start)";
     }
   }
   // A failure at run time (an input gone, a full disk): say how to go on once it is fixed.
-  auto with_hint = [&config, &result, &stdin_again, read_stdin](Status failure) {
+  auto with_hint = [&config, &result, &stream_again, read_stdin](Status failure) {
     if (result.corrupt_frame_covered && config.checkpoints && has_checkpoint(config.output_dir)) {
       // The checkpoint vouches for lines of a zstd frame that failed its check (at its end, or
       // further on), which may be wrong: no run may go on from it, even once the input is
@@ -210,7 +210,7 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
           (config.incremental ? "the next --incremental run, or " : "") + "`keyshard resume " +
           config.output_dir + "`" +
           (only_stdin ? " (with that stream on its standard input, from its start)"
-                      : stdin_again) +
+                      : stream_again) +
           " continues the run from its last checkpoint; or start over with --force and "
           "--on-bad dead-letter, which sets bad lines aside");
     }
@@ -261,14 +261,14 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
       return std::move(failure).also(
           "once that is fixed, " +
           std::string(config.incremental ? "the next --incremental run, or " : "") +
-          "`keyshard resume " + config.output_dir + "`" + stdin_again +
+          "`keyshard resume " + config.output_dir + "`" + stream_again +
           " continues the run from its last checkpoint" + start_over);
     }
     if (has_checkpoint(config.output_dir)) return failure;  // one that cannot be read
     if (result.wrote_checkpoint) {
       return std::move(failure).also("the checkpoint this run wrote in " + config.output_dir +
                                      " is gone: if the directory was moved, `keyshard resume "
-                                     "NEWDIR`" + stdin_again +
+                                     "NEWDIR`" + stream_again +
                                      " continues the run from there; if it was removed, run it "
                                      "again");
     }
@@ -298,7 +298,7 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
       }
     }
     return Status::error("interrupted; resume with: keyshard resume " + config.output_dir +
-                             stdin_again +
+                             stream_again +
                              (config.incremental ? " (or the next --incremental run)" : ""),
                          {}, kExitInterrupted + result.interrupted);
   }

@@ -50,7 +50,7 @@ Status check_dead_letter_is_new(const RunConfig& config, bool continuing);
 Status check_outputs_are_files(const RunConfig& config);
 
 /// Whether `path` is where standard error writes, a regular file, a pipe or a socket
-/// (`2> run.log`, then /dev/stderr or run.log itself; `2>&1 | next`, then /dev/stderr): dead
+/// (`2> run.log`, then /dev/stderr or run.log itself; `2>&1 >out | next`, then /dev/stderr): dead
 /// letters for it go through standard error, whole records in step with keyshard's messages,
 /// never a new open that would truncate it, write over those messages or cut their lines.
 bool is_standard_error_file(const std::string& path);
