@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "checkpoint/field_reader.h"
+#include "util/files.h"
 #include "util/json_text.h"
 
 namespace keyshard {
@@ -264,9 +265,7 @@ Status decode_checkpoint(std::string_view text, const std::string& name, Checkpo
   // A partition's file is a name in DIR, as --name makes it (verify opens it there).
   for (const OutputState& output : c.outputs) {
     if (!r.ok()) break;
-    if (output.file.empty() || output.file == "." || output.file == ".." ||
-        output.file.find('/') != std::string::npos ||
-        output.file.find('\0') != std::string::npos) {
+    if (!is_plain_file_name(output.file)) {
       r.fail("an output's file is not a name in the output directory");
     }
   }

@@ -175,7 +175,8 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
       read_stdin ? " (with the same stream on its standard input, from its start)" : "";
   for (const std::string& path : config.inputs) {
     struct stat info {};
-    if (stream_again.empty() && ::stat(path.c_str(), &info) == 0 && S_ISFIFO(info.st_mode)) {
+    if (!stream_again.empty()) break;
+    if (::stat(path.c_str(), &info) == 0 && S_ISFIFO(info.st_mode)) {
       stream_again = " (with the same stream written to " + path + " again, from its start)";
     }
   }

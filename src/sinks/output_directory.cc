@@ -202,10 +202,7 @@ Status remove_stale_outputs(const RunConfig& config, const std::vector<std::stri
   std::set<FileIdentity> kept = input_identities(config);
   if (const auto dead_letter = identity_of(config.dead_letter_path)) kept.insert(*dead_letter);
   for (const std::string& name : earlier) {
-    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
-        written.contains(name)) {
-      continue;
-    }
+    if (!is_plain_file_name(name) || written.contains(name)) continue;
     if (Status status = remove_earlier_file(config.output_dir + "/" + name, kept, "output");
         !status) {
       return status;

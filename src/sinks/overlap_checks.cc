@@ -18,22 +18,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The regular file a standard stream (`fd`) is, if it is one (`< FILE`, `> FILE`).
-std::optional<FileIdentity> stream_file(int fd) {
+// The regular file a standard stream (`fd`) is, if it is one (`< FILE`, `> FILE`); with
+// `or_pipe`, also the pipe or socket it is (`| next`, `2>&1 | next`), whose reader takes the bytes
+// in the order they are written. (Never a terminal or another device.)
+std::optional<FileIdentity> stream_file(int fd, bool or_pipe = false) {
   struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
-  return FileIdentity{info.st_dev, info.st_ino};
-}
-
-// Where a standard stream (`fd`) writes, if a reader takes its bytes there in the order they are
-// written: a regular file (`> out.log`), a pipe (`| next`, `2>&1 | next`) or a socket. (Not a
-// terminal or another device.)
-std::optional<FileIdentity> stream_destination(int fd) {
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 ||
-      !(S_ISREG(info.st_mode) || S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode))) {
-    return std::nullopt;
-  }
+  if (::fstat(fd, &info) != 0) return std::nullopt;
+  const bool pipe = S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode);
+  if (!S_ISREG(info.st_mode) && !(or_pipe && pipe)) return std::nullopt;
   return FileIdentity{info.st_dev, info.st_ino};
 }
 
@@ -43,7 +35,7 @@ std::optional<FileIdentity> stream_destination(int fd) {
 // other's.
 bool names_stream_file(const std::string& path, int fd) {
   const auto named = identity_of(path);
-  return named && named == stream_destination(fd);
+  return named && named == stream_file(fd, true);
 }
 
 }  // namespace

@@ -58,6 +58,10 @@ std::optional<FileIdentity> identity_of(const std::string& path);
 /// The directory part of `path` ("." for a bare name, "/" for a file in the root).
 std::string directory_of(const std::string& path);
 
+/// Whether `name` names a file within a directory by itself: not empty, "." or "..", and
+/// without '/' or a NUL byte.
+bool is_plain_file_name(std::string_view name);
+
 /// Reads up to `size` bytes, retrying on EINTR; returns bytes read, 0 at end, -1 on error.
 long read_some(int fd, char* buffer, size_t size);
 
