@@ -44,6 +44,7 @@ void append_counters(std::string& out, const RunStats& s) {
                  "\"missing_key_routed\":{},\"bad_by_reason\":",
                  s.lines_read, s.bytes_read, s.dead_lettered, s.skipped, s.missing_key_routed);
   append_array(out, std::vector<uint64_t>(s.bad_by_reason.begin(), s.bad_by_reason.end()));
+  fmt::format_to(std::back_inserter(out), ",\"invalid_objects\":{}", s.invalid_objects);
   out += ",\"salted_events\":";
   append_array(out, s.salted_events);
 }
@@ -60,6 +61,8 @@ void read_counters(FieldReader& r, const dom::object& from, RunStats& s) {
     r.fail("\"bad_by_reason\" has the wrong length");
   }
   if (r.ok()) std::copy(bad.begin(), bad.end(), s.bad_by_reason.begin());
+  // (Not in the checkpoints of earlier versions.)
+  if (r.ok() && r.has(from, "invalid_objects")) s.invalid_objects = r.number(from, "invalid_objects");
   s.salted_events = r.numbers(from, "salted_events");
 }
 

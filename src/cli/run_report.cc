@@ -111,20 +111,41 @@ void warn_if_no_line_has_the_key(const KeySpec& keys, uint64_t with_key, uint64_
                  "user.id)"));
 }
 
-void warn_if_no_line_has_the_key(const KeySpec& keys, const RunStats& stats) {
+void warn_if_no_line_has_the_key(const RunConfig& config, const RunStats& stats) {
+  const KeySpec& keys = config.keys;
   const auto bad = [&stats](BadReason reason) {
     return stats.bad_by_reason[static_cast<size_t>(reason)];
   };
   const uint64_t not_json = bad(BadReason::kInvalidJson) + bad(BadReason::kNotObject);
   if (keys.format == InputFormat::kJson && stats.events_written() == 0 && not_json > 0 &&
       bad(BadReason::kMissingKey) == 0) {
+    const auto lines = [](uint64_t count) {
+      return fmt::format("{} line{}", count, count == 1 ? "" : "s");
+    };
+    if (stats.invalid_objects * 2 >= not_json) {
+      // Lines meant as objects, most of them, that are not well-formed (single quotes, a
+      // trailing comma, a lone surrogate…): the advice below would be beside the point.
+      const std::string where =
+          config.dry_run ? "keyshard split writes each one's reason in its dead letters"
+          : config.on_bad == BadLinePolicy::kSkip
+              ? "--on-bad fail stops at the first and says why"
+          : config.dead_letter_path.empty()
+              ? "each one's dead letter on standard error says why"
+              : "each one's dead letter in " + config.dead_letter_path + " says why";
+      const bool one = stats.invalid_objects == 1;
+      print_warning(fmt::format("no line is a valid JSON object ({} {} as one but {} not "
+                                "well-formed JSON): {}",
+                                lines(stats.invalid_objects), one ? "begins" : "begin",
+                                one ? "is" : "are", where));
+      return;
+    }
     // Most likely not JSON lines at all (CSV, plain log lines, one JSON document over many
     // lines): every line went to the dead letters.
-    print_warning(fmt::format("no line is a JSON object ({} line{} not one): is the input JSON "
+    print_warning(fmt::format("no line is a JSON object ({} not one): is the input JSON "
                               "lines, an object a line? A JSON array or a document over many "
                               "lines becomes that with jq -c '.[]' or jq -c .; for other text, "
                               "use --format delimited or --format line",
-                              not_json, not_json == 1 ? "" : "s"));
+                              lines(not_json)));
     return;
   }
   // (With --missing-key partition:P, some events written are without the key.)
@@ -333,7 +354,7 @@ Status report_run(const RunConfig& config, const RunResult& result, const RunSta
                               interrupt_signal_name(late)));
   }
   // (Over every run an --incremental one continues: its -k matched theirs.)
-  warn_if_no_line_has_the_key(config.keys, result.stats);
+  warn_if_no_line_has_the_key(config, result.stats);
   warn_of_salt_keys_unseen(config, result.stats);
   return check_guardrails(config, stats);
 }

@@ -13,8 +13,9 @@ namespace keyshard {
 /// Warns when lines lacked the key and none had it: a -k spelt otherwise than in the events,
 /// most often. `with_key`, `without_key`: lines that had the key, and lines that lacked it.
 void warn_if_no_line_has_the_key(const KeySpec& keys, uint64_t with_key, uint64_t without_key);
-/// The same, from a run's counters.
-void warn_if_no_line_has_the_key(const KeySpec& keys, const RunStats& stats);
+/// The same, from a run's counters; or, when no line was a JSON object, warns of that, saying
+/// where each one's reason is to be read (`config`: a dry run's, or a split's).
+void warn_if_no_line_has_the_key(const RunConfig& config, const RunStats& stats);
 
 /// `before`: the counters of the run an --incremental run continued (its summary shows its own).
 Status report_run(const RunConfig& config, const RunResult& result, const RunStats* before);

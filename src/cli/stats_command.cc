@@ -52,7 +52,7 @@ Status run_stats(const StatsOptions& options) {
   const std::string report = options.json ? format_stats_json(result.stats, config, request)
                                           : format_stats_text(result.stats, config, request);
   std::fwrite(report.data(), 1, report.size(), stdout);
-  warn_if_no_line_has_the_key(config.keys, result.stats);
+  warn_if_no_line_has_the_key(config, result.stats);
   return interrupted_report(result.interrupted, result.stats.lines_read);
 }
 

@@ -32,6 +32,7 @@ void RunStats::merge(const RunStats& other) {
   skipped += other.skipped;
   missing_key_routed += other.missing_key_routed;
   for (size_t i = 0; i < bad_by_reason.size(); ++i) bad_by_reason[i] += other.bad_by_reason[i];
+  invalid_objects += other.invalid_objects;
   if (salted_events.size() < other.salted_events.size()) {
     salted_events.resize(other.salted_events.size());
   }
@@ -54,6 +55,7 @@ void RunStats::subtract(const RunStats& earlier) {
   minus(skipped, earlier.skipped);
   minus(missing_key_routed, earlier.missing_key_routed);
   for (size_t i = 0; i < bad_by_reason.size(); ++i) minus(bad_by_reason[i], earlier.bad_by_reason[i]);
+  minus(invalid_objects, earlier.invalid_objects);
   for (size_t i = 0; i < salted_events.size() && i < earlier.salted_events.size(); ++i) {
     minus(salted_events[i], earlier.salted_events[i]);
   }

@@ -52,6 +52,7 @@ struct RunStats {
   uint64_t skipped = 0;
   uint64_t missing_key_routed = 0;  // events sent to --missing-key partition:P
   std::array<uint64_t, kBadReasonCount> bad_by_reason{};
+  uint64_t invalid_objects = 0;  // of the invalid_json lines, those that begin as objects ('{')
   std::vector<uint64_t> partition_events;  // indexed by partition
   std::vector<uint64_t> partition_bytes;   // bytes written, before compression
   std::vector<std::string> inputs;

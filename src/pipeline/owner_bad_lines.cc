@@ -3,6 +3,7 @@
 // (to the dead-letter file, or to standard error), or counted as skipped; under fail, apply()
 // reports the first. The records are buffered, and flushed by each checkpoint with the outputs.
 #include <cerrno>
+#include <string_view>
 
 #include "pipeline/partition_owner.h"
 #include "sinks/dead_letter.h"
@@ -14,11 +15,21 @@ namespace {
 
 constexpr size_t kDeadLetterFlush = 64u << 10;
 
+// Whether the first byte of `line` other than blanks opens an object: a line meant as one, if
+// it is invalid (see warn_if_no_line_has_the_key()).
+bool begins_as_object(std::string_view line) {
+  const size_t first = line.find_first_not_of(" \t\r");
+  return first != std::string_view::npos && line[first] == '{';
+}
+
 }  // namespace
 
 Status PartitionOwner::handle_bad_lines(const Chunk& chunk) {
   for (const BadLine& bad : chunk.bad_lines) {
     ++stats_.bad_by_reason[static_cast<int>(bad.reason)];
+    if (bad.reason == BadReason::kInvalidJson && begins_as_object(chunk.line(bad.line))) {
+      ++stats_.invalid_objects;
+    }
     if (config_.on_bad == BadLinePolicy::kFail) break;  // reported by apply()
     if (config_.on_bad == BadLinePolicy::kSkip || config_.dry_run) {
       ++stats_.skipped;

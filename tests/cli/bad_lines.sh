@@ -94,6 +94,30 @@ expect_eq "$STATUS" 0 "CSV as JSON: the run still succeeds"
 expect_contains "$ERR" "$not_json" "CSV as JSON: split warns"
 run_status ks stats -k id -n 2 not-json.txt
 expect_contains "$ERR" "$not_json" "CSV as JSON: stats warns"
+# Lines meant as objects that are not well-formed JSON (single quotes, a trailing comma, a lone
+# surrogate): the warning says where to read why, not to try another format.
+printf "{'id': 'a'}\n{\"id\":\"b\",}\n{\"id\":\"\\\\ud800\"}\n" > malformed.ndjson
+malformed="warning: no line is a valid JSON object (3 lines begin as one but are not well-formed \
+JSON)"
+run_status ks split -k id -n 2 -o malformed -q malformed.ndjson
+expect_eq "$STATUS" 0 "malformed objects: the run still succeeds"
+expect_contains "$ERR" "$malformed: each one's dead letter in malformed/dead-letter.ndjson says why" \
+  "malformed objects: split names the dead-letter file"
+[[ "$ERR" != *"--format delimited"* ]] || fail "malformed objects: no advice of other formats"
+expect_eq "$(grep -c '"reason":"invalid_json"' malformed/dead-letter.ndjson)" 3 \
+  "malformed objects: each is a dead letter"
+run_status ks split -k id -n 2 -o - --on-bad skip malformed.ndjson
+expect_contains "$ERR" "$malformed: --on-bad fail stops at the first and says why" \
+  "malformed objects, skipped"
+run_status ks split -k id -n 2 -o - malformed.ndjson
+expect_contains "$ERR" "$malformed: each one's dead letter on standard error says why" \
+  "malformed objects, dead letters on standard error"
+run_status ks stats -k id -n 2 malformed.ndjson
+expect_contains "$ERR" "$malformed: keyshard split writes each one's reason in its dead letters" \
+  "malformed objects: stats"
+head -1 malformed.ndjson > one-malformed.ndjson
+run_status ks stats -k id -n 2 one-malformed.ndjson
+expect_contains "$ERR" "(1 line begins as one but is not well-formed JSON)" "one malformed object"
 # An --incremental run whose new lines all lack the key: its -k is the one earlier runs found.
 printf '{"id":"a"}\n' > growing.ndjson
 ks split -q --incremental -k id -n 2 -o growing growing.ndjson

@@ -36,6 +36,7 @@ Checkpoint sample() {
   c.stats.missing_key_routed = 5;
   c.stats.bad_by_reason[0] = 2;
   c.stats.bad_by_reason[kBadReasonCount - 1] = 1;
+  c.stats.invalid_objects = 2;
   c.stats.salted_events = {7, 0};
   c.stats.partition_events = {10, 0, 27};
   c.stats.partition_bytes = {1000, 0, UINT64_MAX};
@@ -84,6 +85,7 @@ TEST_CASE("a checkpoint survives its text form exactly") {
   CHECK(decoded.inputs[1].path == original.inputs[1].path);  // a non-UTF-8 path, via base64
   CHECK(decoded.inputs[0].tail_hash == 0xfedcba9876543210ull);
   CHECK(decoded.stats.partition_bytes[2] == UINT64_MAX);
+  CHECK(decoded.stats.invalid_objects == 2);
   CHECK(decoded.salt.decisions[0].key == "user_\x01" "celebrity");
   CHECK(decoded.salt.automatic_dealt == std::vector<uint64_t>{11});
   CHECK(decoded.dead_letter->file == "out/dead-letter.ndjson");
@@ -306,6 +308,22 @@ TEST_CASE("a checkpoint written without the heaviest keys restores an empty summ
   CHECK(decoded.stats.heavy_hitters.total() == 0);
   CHECK(decoded.stats.heavy_hitters.top(10).empty());
   CHECK(decoded.stats.lines_read == 40);
+}
+
+TEST_CASE("a checkpoint written without the count of invalid objects restores none") {
+  std::string text = encode_checkpoint(sample());
+  const std::string member = ",\"invalid_objects\":2";
+  const size_t from = text.find(member);
+  REQUIRE(from != std::string::npos);
+  text.erase(from, member.size());
+  Checkpoint decoded;
+  REQUIRE(decode_checkpoint(reseal(text), "cp", decoded).ok());
+  CHECK(decoded.stats.invalid_objects == 0);
+  CHECK(decoded.stats.bad_by_reason[0] == 2);
+  // An ill-typed one is refused.
+  text = encode_checkpoint(sample());
+  text.replace(text.find(member), member.size(), ",\"invalid_objects\":\"2\"");
+  CHECK_FALSE(decode_checkpoint(reseal(text), "cp", decoded).ok());
 }
 
 TEST_CASE("a checkpoint that does not mark carried inputs has none") {
