@@ -43,19 +43,19 @@ Status parse_keys(const SplitOptions& options, KeySpec& keys) {
     if (keys.format == InputFormat::kJson) {
       KeyPath path;
       if (Status status = parse_key_path(spec, path); !status) return status;
+      // (Once a path: named a third time, it was warned of already.)
+      const KeyPath* first = nullptr;
+      size_t times = 0;
       for (const KeyPath& earlier : keys.paths) {
-        if (json_pointer_of(earlier) == json_pointer_of(path)) {
-          twice(earlier.spelling, path.spelling);
-          break;
-        }
+        if (json_pointer_of(earlier) != json_pointer_of(path)) continue;
+        if (times++ == 0) first = &earlier;
       }
+      if (times == 1) twice(first->spelling, path.spelling);
       keys.paths.push_back(std::move(path));
     } else {
       uint32_t field = 0;
       if (Status status = parse_field_number(spec, field); !status) return status;
-      if (std::find(keys.fields.begin(), keys.fields.end(), field) != keys.fields.end()) {
-        twice(spec, spec);
-      }
+      if (std::count(keys.fields.begin(), keys.fields.end(), field) == 1) twice(spec, spec);
       keys.fields.push_back(field);
     }
   }

@@ -144,6 +144,11 @@ expect_eq "$(head -n 1 <<< "$OUT")" '{"id":"a","v":1}' "the run goes on"
 run_status ks split --format delimited -k 2 -k 1 -k 2 -n 2 -o - -q ann.ndjson
 expect_eq "$STATUS" 0 "-k with one field twice"
 expect_contains "$ERR" 'warning: -k names "2" twice' "the field named"
+# Named many times, a part is warned of once.
+run_status ks split -k id -k /id -k id -k id -n 2 -o - -q ann.ndjson
+expect_eq "$(grep -c 'warning: -k names' <<< "$ERR")" 1 "one warning for a path named four times"
+run_status ks split --format delimited -k 2 -k 2 -k 2 -n 2 -o - -q ann.ndjson
+expect_eq "$(grep -c 'warning: -k names' <<< "$ERR")" 1 "one warning for a field named three times"
 p=$(ks which -n 2 a)
 expect_eq "$(sed -n 1p ann.out)" "{\"id\":\"a\",\"v\":1,\"_partition\":$p,\"_offset\":0}" "annotated line"
 expect_eq "$(sed -n 2p ann.out)" '{"_partition":1,"_offset":'"$([ "$p" = 1 ] && echo 1 || echo 0)"'}' "annotated empty object"
