@@ -12,6 +12,7 @@ namespace keyshard {
 namespace {
 
 constexpr uint32_t kPartitionTableLimit = 16;  // longer tables are summarised by min and max
+constexpr size_t kHotKeysShown = 10;  // the keys --hot-keys salted first; the file lists each
 constexpr size_t kTopKeysText = 5;
 constexpr size_t kTopKeysJson = 10;
 
@@ -76,13 +77,24 @@ std::string format_summary_text(const RunStats& stats, const RunConfig& config) 
     fmt::format_to(it, "  salted {} over {} sub-keys: {} event{}\n", key, config.salts[i].second,
                    with_commas(stats.salted_events[i]), stats.salted_events[i] == 1 ? "" : "s");
   }
-  for (const HotKeyDecision& decision : stats.hot_key_decisions) {
+  const auto& decisions = stats.hot_key_decisions;
+  for (size_t i = 0; i < decisions.size() && i < kHotKeysShown; ++i) {
+    const HotKeyDecision& decision = decisions[i];
     const std::string key = HeavyHitters::display(shown_key(decision));
     const std::optional<std::string> input = input_name(stats, decision.input);
     fmt::format_to(it, "  hot key {} salted over {} sub-keys from {} byte {}: {} event{}\n",
                    key, decision.sub_keys,
                    input ? visible_controls(*input) : "an earlier run's input, gone since,",
                    decision.offset, with_commas(decision.events), decision.events == 1 ? "" : "s");
+  }
+  if (decisions.size() > kHotKeysShown) {
+    fmt::format_to(it, "  and {} more hot keys salted{}\n",
+                   with_commas(decisions.size() - kHotKeysShown),
+                   config.to_stdout ? "" : fmt::format(" ({} lists each)", kSummaryFileName));
+  }
+  if (decisions.size() >= kMaxHotKeyDecisions) {
+    fmt::format_to(it, "  (at most {} keys are salted by --hot-keys: keys found hot after those "
+                       "were not)\n", with_commas(kMaxHotKeyDecisions));
   }
   fmt::format_to(it, "  partitions {} ({})  skew {:.2f} events, {:.2f} bytes (max/mean)\n",
                  config.partitions, hash_name(config.hash), stats.skew(), stats.byte_skew());

@@ -96,6 +96,12 @@ inline constexpr size_t kHotKeyCounters = 4096;
 /// The smallest SHARE --hot-keys accepts: 0.01%, so that at most 10,000 keys are over it at once.
 inline constexpr double kMinHotKeyShare = 0.0001;
 
+/// At most this many keys are salted by --hot-keys, whose bytes add up to at most
+/// kMaxHotKeyBytes: each is kept whole (its sub-keys are made of it), in memory and in each
+/// checkpoint. A key found hot beyond either is not salted.
+inline constexpr size_t kMaxHotKeyDecisions = 1024;
+inline constexpr size_t kMaxHotKeyBytes = 4u << 20;
+
 /// Under --commit sync, the outputs are made durable after at most this much input, whether a
 /// checkpoint is due or not (see sync_ahead_due()): the disk writes (and flushes its cache) as
 /// the run goes, not all at its end. It is also the default checkpoint interval

@@ -66,8 +66,11 @@ void SaltSequencer::detect_hot_keys(Chunk& chunk) {
     // The summary's count is a lower bound: a key is salted only once it surely crossed.
     const auto count = shares_.count_of(hash);
     if (static_cast<double>(count) <= share * static_cast<double>(shares_.total())) continue;
+    if (decisions_.size() >= kMaxHotKeyDecisions) continue;  // (memory stays bounded)
     const Extraction extraction = extractor_->extract(
         chunk.line(i), readable_end - chunk.line_starts[i], chunk.starts_input(i));
+    if (decided_bytes_ + extraction.key.size() > kMaxHotKeyBytes) continue;
+    decided_bytes_ += extraction.key.size();
     automatic_.emplace(hash, decisions_.size());
     automatic_dealt_.push_back(0);
     // Until a salted event comes, the offset is just after the line that crossed the share.
@@ -93,8 +96,10 @@ void SaltSequencer::restore(const SaltState& state) {
   automatic_dealt_ = state.automatic_dealt;
   automatic_dealt_.resize(decisions_.size());
   automatic_.clear();
+  decided_bytes_ = 0;
   for (size_t i = 0; i < decisions_.size(); ++i) {
     automatic_.emplace(HeavyHitters::key_hash(decisions_[i].key), i);
+    decided_bytes_ += decisions_[i].key.size();
   }
   shares_.restore(state.shares, state.shares_total);
 }

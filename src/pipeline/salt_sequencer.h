@@ -56,6 +56,7 @@ class SaltSequencer {
   std::unordered_map<uint64_t, size_t> automatic_;  // key hash -> index in decisions_
   std::vector<uint64_t> automatic_dealt_;
   std::vector<HotKeyDecision> decisions_;
+  size_t decided_bytes_ = 0;  // the bytes of decisions_' keys (see kMaxHotKeyBytes)
 };
 
 }  // namespace keyshard

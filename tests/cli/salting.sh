@@ -266,3 +266,42 @@ for p in 0 1 2 3; do
     "$(wc -l < "hot-plain-first/part-0000$p.ndjson")" "partition $p with and without the mark"
 done
 pass "--hot-keys salts a key that crossed at an input's byte order mark by its key"
+
+# --hot-keys keeps each key it salts whole, so it salts at most 1,024 keys, of at most 4 MiB in
+# all: memory, checkpoints and the summary stay bounded however many keys turn hot. Here 1,100
+# keys turn hot (each over 0.01% of the events at its second one); then two keys of 3 MiB do,
+# of which the second does not fit (that run salts no more than 1,024 either way).
+python3 - <<'PY'
+with open("many-hot.ndjson", "w") as f:
+    for i in range(10000):
+        f.write('{"k":"w%d"}\n' % i)
+    for i in range(1100):
+        f.write('{"k":"h%d"}\n' % i * 3)
+with open("long-hot.ndjson", "w") as f:
+    for i in range(10000):
+        f.write('{"k":"w%d"}\n' % i)
+    for c in "ab":
+        f.write(('{"k":"%s"}\n' % (c * (3 << 20))) * 3)
+PY
+run_status ks split -k k -n 4 --hot-keys auto:0.01% -o many-hot many-hot.ndjson
+expect_eq "$STATUS" 0 "many hot keys: the run succeeds"
+expect_contains "$ERR" "and 1,014 more hot keys salted (keyshard-summary.json lists each)" \
+  "the summary shows the first 10"
+expect_contains "$ERR" "(at most 1,024 keys are salted by --hot-keys: keys found hot after those \
+were not)" "the summary says the limit was reached"
+python3 - many-hot/keyshard-summary.json <<'PY' || fail "the summary file's hot keys"
+import json, sys
+decisions = json.load(open(sys.argv[1]))["hot_keys_salted"]
+assert len(decisions) == 1024, len(decisions)
+assert [d["key"] for d in decisions] == ["h%d" % i for i in range(1024)], decisions[:3]
+assert all(d["events"] == 1 for d in decisions), decisions[:3]
+PY
+expect_eq "$(cat many-hot/part-*.ndjson | wc -l)" 13300 "every event written"
+run_status ks split -k k -n 4 --hot-keys auto:0.01% -o long-hot long-hot.ndjson
+python3 - long-hot/keyshard-summary.json <<'PY' || fail "a key past 4 MiB in all"
+import json, sys
+decisions = json.load(open(sys.argv[1]))["hot_keys_salted"]
+assert [(d["key"][:2], d["truncated"]) for d in decisions] == [("aa", True)], decisions
+PY
+[[ "$ERR" != *"at most 1,024"* ]] || fail "the count limit is not named when it was not reached"
+pass "--hot-keys salts at most 1,024 keys, of 4 MiB in all"
