@@ -38,7 +38,7 @@ Status run_plan(const PlanOptions& options) {
   input.partitions = std::max(options.from, options.to);  // only to satisfy the shared checks
   RunConfig config;
   if (Status status = make_input_config(input, config); !status) return status;
-  if (Status status = check_standard_input(config); !status) return status;
+  if (Status status = check_inputs(config); !status) return status;
   ResizePlan plan;
   // ^C (SIGTERM, SIGHUP) stops the reading: the plan then covers the lines read, and says so.
   catch_interrupts();

@@ -192,7 +192,7 @@ Status run_split(const SplitOptions& given) {
   RunConfig config;
   if (Status status = make_run_config(options, config); !status) return status;
   options.threads = config.threads;  // recorded as resolved
-  if (Status status = check_standard_input(config); !status) return status;
+  if (Status status = check_inputs(config); !status) return status;
   if (config.to_stdout && config.zstd_level && !config.exec() && ::isatty(STDOUT_FILENO) == 1) {
     // (As zstd itself refuses: the terminal would show binary, and take its control bytes.)
     return Status::error("--compress -o - writes zstd data, which is not for a terminal: send "

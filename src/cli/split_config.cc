@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <thread>
 #include <unordered_map>
 
@@ -108,7 +109,7 @@ Status parse_name_template(const std::string& name, RunConfig& config) {
 
 }  // namespace
 
-Status check_standard_input(const RunConfig& config) {
+Status check_inputs(const RunConfig& config) {
   const auto named = std::count(config.inputs.begin(), config.inputs.end(), "-");
   if (named > 1) return usage("- (standard input) is named more than once; it can be read once");
   if (named == 1 && standard_stream_was_closed(STDIN_FILENO)) {
@@ -118,6 +119,24 @@ Status check_standard_input(const RunConfig& config) {
     // (No input file named, most often: the run would seem to hang.)
     print_warning("reading events from the terminal: type them and end with ^D, or name the "
                   "input files");
+  }
+  if (config.incremental) return {};
+  // The same file under two names (a.ndjson and ./a.ndjson, a link), or one twice: read each
+  // time, as cat would, but most likely a mistake. (Said once a file.)
+  std::map<std::pair<dev_t, ino_t>, std::pair<size_t, bool>> files;  // -> first index, warned
+  for (size_t i = 0; i < config.inputs.size(); ++i) {
+    struct stat st {};
+    if (config.inputs[i] == "-" || ::stat(config.inputs[i].c_str(), &st) != 0 ||
+        !S_ISREG(st.st_mode)) {
+      continue;
+    }
+    const auto [at, fresh] = files.try_emplace({st.st_dev, st.st_ino}, i, false);
+    if (fresh || at->second.second) continue;
+    at->second.second = true;
+    const std::string& first = config.inputs[at->second.first];
+    print_warning(fmt::format("{}: named twice{}; it is read each time, so its events count twice "
+                              "over", config.inputs[i],
+                              first == config.inputs[i] ? "" : " (also as " + first + ")"));
   }
   return {};
 }

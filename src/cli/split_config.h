@@ -15,8 +15,9 @@ inline constexpr const char* kProgressConflict =
 Status make_run_config(const SplitOptions& options, RunConfig& config);
 
 /// For a run that starts reading its inputs (not a resumed one, which may have read standard
-/// input already): refuses (status 2) standard input named twice, or named and closed.
-Status check_standard_input(const RunConfig& config);
+/// input already): refuses (status 2) standard input named twice, or named and closed; warns
+/// of a file named twice (but by --incremental, which reads it once and says so).
+Status check_inputs(const RunConfig& config);
 
 /// The input, key and partitioning part of make_run_config, for the commands that read inputs
 /// and write no partitions (stats, plan).

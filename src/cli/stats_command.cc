@@ -40,7 +40,7 @@ CLI::App* add_stats_command(CLI::App& app, StatsOptions& o) {
 Status run_stats(const StatsOptions& options) {
   RunConfig config;
   if (Status status = make_input_config(options.split, config); !status) return status;
-  if (Status status = check_standard_input(config); !status) return status;
+  if (Status status = check_inputs(config); !status) return status;
   config.dry_run = true;
   config.on_bad = BadLinePolicy::kSkip;
   // ^C (SIGTERM, SIGHUP) stops the reading: the report then covers the lines read, and says so.

@@ -496,6 +496,23 @@ for command in "split -k id -n 2 -o -" "stats -k id -n 2" "plan -k id --from 2 -
 done
 pass "standard input named twice"
 
+# A file named twice (as given, under another name, or by a link) is read each time, as cat
+# would: a warning says so, once a file; --incremental reads it once (tested above).
+printf '{"id":1}\n' > twice.ndjson
+ln -sf twice.ndjson twice-link.ndjson
+for command in "split -k id -n 2 -o -" "stats -k id -n 2" "plan -k id --from 2 --to 3"; do
+  run_status ks $command twice.ndjson ./twice.ndjson twice-link.ndjson twice.ndjson
+  expect_eq "$STATUS" 0 "$command: a file named twice"
+  expect_eq "$(grep -c 'named twice' <<< "$ERR")" 1 "$command: one warning"
+  expect_contains "$ERR" "warning: ./twice.ndjson: named twice (also as twice.ndjson); it is \
+read each time, so its events count twice over" "$command: the warning"
+done
+run_status ks split -k id -n 2 -o - twice.ndjson twice-link.ndjson
+expect_eq "$OUT" "$(printf '{"id":1}\n{"id":1}')" "read each time"
+run_status ks split -k id -n 2 -o - twice.ndjson - < twice.ndjson
+[[ "$ERR" != *"named twice"* ]] || fail "standard input is not compared"
+pass "a file named twice"
+
 # SIMDJSON_FORCE_IMPLEMENTATION naming no kernel (or empty) leaves simdjson none: every JSON
 # line would be a bad line, and no checkpoint could be read. Refused before anything is done,
 # naming the kernels this CPU runs; one of those is used as named.
