@@ -151,7 +151,8 @@ std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
       }
     }
   }
-  std::string message = "keyshard: " + text + "\n";
+  // (A value given holds whatever bytes it holds: its control bytes are shown as escapes.)
+  std::string message = "keyshard: " + keyshard::visible_controls(text) + "\n";
   const std::vector<std::string> words = known_words(app);
   for (char& c : text) {
     if (std::string_view(",:;{}()\"'").find(c) != std::string_view::npos) c = ' ';

@@ -488,6 +488,15 @@ expect_eq "$(cat odd-inc.err)" 'keyshard: warning: tab\tname.ndjson: named twice
   "a warning"
 pass "control bytes in file names are shown as escapes"
 
+# ... and in the values of options, and in unknown options, that a usage error shows.
+run_status ks which -n 2 --hash $'x\ty\e[31m' a
+expect_eq "$STATUS" 2 "an unknown --hash"
+expect_contains "$ERR" 'keyshard: --hash: x\ty\x1b[31m not in' "its control bytes escaped"
+run_status ks split $'--b\e[1m' -k id -n 2 -o - ann.ndjson
+expect_contains "$ERR" "keyshard: unknown option '--b\\x1b[1m'" "an unknown option's"
+[[ "$ERR" != *$'\e'* ]] || fail "no escape byte reaches the terminal"
+pass "control bytes in option values are shown as escapes"
+
 # Standard input named twice would be read once, the second time as empty: refused.
 for command in "split -k id -n 2 -o -" "stats -k id -n 2" "plan -k id --from 2 --to 3"; do
   run_status bash -c 'echo "{\"id\":1}" | "$0" '"$command"' - -' "$KEYSHARD"
