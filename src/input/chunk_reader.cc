@@ -274,8 +274,10 @@ bool ChunkReader::next(Chunk& chunk, Status& status) {
         if (last_newline) break;
         if (limit >= line_limit) {
           fail_here(restarted_);
-          // (Lines ended by a carriage return alone read as one long line: say so.)
-          const bool has_cr = std::memchr(chunk.data.get(), '\r', chunk.size) != nullptr;
+          // (Lines ended by a carriage return alone read as one long line: say so. Not of a CR
+          // in the last byte, most likely a CRLF's first half.)
+          const bool has_cr =
+              chunk.size > 1 && std::memchr(chunk.data.get(), '\r', chunk.size - 1) != nullptr;
           status = Status::error(
                        "the line is longer than --max-line-size (" +
                            with_commas(max_line_size_) + " bytes); it starts at byte " +

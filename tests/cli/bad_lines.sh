@@ -244,4 +244,10 @@ run_status ks split -q -k id -n 2 --max-line-size 4KiB -o cr-long cr-long.ndjson
 expect_eq "$STATUS" 1 "a line of CR-ended lines longer than --max-line-size"
 expect_contains "$ERR" "(it holds carriage returns: are the lines ended by CR alone? convert them \
 first, e.g. tr '\r' '\n')" "the error says what the carriage returns may mean"
+# A CRLF line whose CR is just past --max-line-size is too long, but not ended by CR alone.
+python3 -c "import sys; sys.stdout.write('{\"id\":\"%s\"}\r\n' % ('x' * 4087))" > crlf-long.ndjson
+run_status ks split -q -k id -n 2 --max-line-size 4KiB -o crlf-long crlf-long.ndjson
+expect_eq "$STATUS" 1 "a CRLF line one byte too long"
+expect_contains "$ERR" "the line is longer than --max-line-size (4,096 bytes)" "says so"
+[[ "$ERR" != *"carriage returns"* ]] || fail "a CRLF's CR past the limit is no CR-ended line"
 pass "lines ended by a carriage return alone are named as such"
