@@ -71,6 +71,12 @@ class ZstdSource final : public InputSource {
         const bool no_frame = ZSTD_getErrorCode(hint) == ZSTD_error_prefix_unknown;
         // (Its lines before were read unchecked; none when it fails at its header.)
         corrupt_frame_start = frame_start_;
+        if (no_frame && frame_ended_ && taken_for(no_frame).empty()) {
+          // (Most often plain text appended to a compressed file: cat a.zst b.ndjson > x.zst.)
+          return Status::error("corrupt zstd input: what follows a complete zstd frame is not "
+                               "another frame (was something appended to the compressed file?)",
+                               name());
+        }
         return Status::error(decoding_problem(hint) + taken_for(no_frame), name());
       }
       produced_ += output.pos - produced_before;

@@ -52,6 +52,17 @@ for command in "stats -k user_id -n 4" "plan -k user_id --from 4 --to 5"; do
 done
 pass "truncated zstd input"
 
+# Plain text appended to a zstd file (cat a.zst b.ndjson > x.zst): the frames' lines are read,
+# then the error says what follows the last frame is not one.
+head -n 1000 events.ndjson | zstd -q -c > appended.zst
+tail -n 5 events.ndjson >> appended.zst
+run_status ks split -k user_id -n 8 -o - appended.zst
+expect_eq "$STATUS" 1 "exit status for text after a zstd frame"
+expect_contains "$ERR" "appended.zst:1001: corrupt zstd input: what follows a complete zstd frame \
+is not another frame (was something appended to the compressed file?)" "the error says so"
+expect_eq "$(printf '%s\n' "$OUT" | wc -l)" 1000 "the frame's lines are written"
+pass "text after a zstd frame"
+
 # A damaged frame shows it only at its end, where its checksum is checked: the lines read from
 # it before were handled. A checkpoint that covers some of them may not be resumed (a resume
 # after the input is mended would keep them); one before the frame may, and gives the outputs
