@@ -4,8 +4,10 @@
 #include "input/chunk_reader.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "input/line_index.h"
@@ -135,6 +137,26 @@ Status ChunkReader::open_next_input() {
   }
   InputStart& start = starts_[next_path_++];
   Status status = open_input(start.position.path, source_);
+  if (!status && start.restart_if_changed) {
+    // An --incremental input gone since the run was planned: most likely between a rotation's
+    // rename and its new file. As when it is missing at the plan, its position is kept, and the
+    // next run finishes the file planned (under its new name) before it reads the new file.
+    struct stat info {};
+    if (::stat(start.position.path.c_str(), &info) != 0 && errno == ENOENT) {
+      input_index_ = static_cast<uint32_t>(next_path_ - 1);
+      opened_ = true;
+      positioned_ = false;
+      read_again_ = false;
+      names_.push_back(start.position.path);
+      if (warn_) {
+        warn_(start.position.path + ": gone since this run started (rotated?); the next "
+                                    "--incremental run reads it where it is found then");
+      }
+      source_.reset();
+      return {};
+    }
+    status = open_input(start.position.path, source_);  // (there again: a rotation's new file)
+  }
   if (!status) return status;
   // (Only files that may still grow: not a rotated file being finished.)
   source_->may_grow = hold_unterminated_ && start.restart_if_changed;

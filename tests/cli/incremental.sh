@@ -760,6 +760,23 @@ expect_outputs_hold out "every line once: the rotated file, then the new one" \
 cd "$WORK"
 pass "a file rotated before its turn in a run is read by the next, rotated file first"
 
+# ... and one caught between a rotation's rename and its new file, at its turn: the run goes on
+# without it (it used to stop, with "cannot open"), and the next finishes the rotated file.
+mkdir -p midrun-gap && cd midrun-gap
+start_held_run 75
+mv app.log app.log.1
+touch go
+wait "$running" || fail "the run during the gap: $(cat midrun.err)"
+expect_contains "$(cat midrun.err)" "app.log: gone since this run started (rotated?); the next \
+--incremental run reads it where it is found then" "the warning"
+numbered 100 200 > app.log
+run_status ks split "${held[@]}" app.log
+expect_eq "$STATUS" 0 "the next run: $ERR"
+expect_outputs_hold out "every line once: the rotated file, then the new one" \
+  first.log app.log.1 app.log
+cd "$WORK"
+pass "a file gone at its turn in a run is read by the next, rotated file first"
+
 # Rotated twice while a run is held on an earlier input: the file in the middle changed before
 # that run's end, but after it looked at its inputs. The next run names it.
 mkdir -p midrun-twice && cd midrun-twice
