@@ -78,8 +78,8 @@ Status ChunkReader::position_input(InputStart& start) {
     if (warn_ && recorded.device != 0 && source_->file_size < recorded.size) {
       // Its bytes before the position are the ones read, but some after it, which the run was
       // to read, are gone: not an error of the run's, yet its outputs will lack them.
-      warn_(source_->name() + ": it holds " + std::to_string(source_->file_size) +
-            " bytes, fewer than the " + std::to_string(recorded.size) +
+      warn_(source_->name() + ": it holds " + with_commas(source_->file_size) +
+            " bytes, fewer than the " + with_commas(recorded.size) +
             " it held when the run read it: it was cut short since; this run reads it to its "
             "end as it is now");
     }

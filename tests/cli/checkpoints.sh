@@ -1043,9 +1043,10 @@ grep -qE '"offset":[1-9]' cut/.keyshard/checkpoint.json || fail "no checkpoint b
 cp cut-input.ndjson cut-now.ndjson
 run_status ks resume -q cut
 expect_eq "$STATUS" 0 "resume of an input cut short past its position"
-expect_contains "$ERR" "cut-input.ndjson: it holds $(wc -c < cut-input.ndjson) bytes, fewer than \
-the $(( $(wc -c < cut-head.ndjson) + 9 + $(tail -n 2000 cut-good.ndjson | wc -c) )) it held when \
-the run read it: it was cut short since" "the warning of an input cut short"
+commas() { python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$1"; }  # as keyshard writes
+expect_contains "$ERR" "cut-input.ndjson: it holds $(commas "$(wc -c < cut-input.ndjson)") bytes, \
+fewer than the $(commas $(( $(wc -c < cut-head.ndjson) + 9 + $(tail -n 2000 cut-good.ndjson | \
+wc -c) ))) it held when the run read it: it was cut short since" "the warning of an input cut short"
 ks split -k user_id -n 4 -q -o cut-ref cut-now.ndjson
 for f in cut-ref/part-*.ndjson; do
   expect_same_file "cut/${f#cut-ref/}" "$f" "resume of an input cut short"
