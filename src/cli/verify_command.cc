@@ -161,7 +161,7 @@ Status run_verify(const VerifyOptions& o) {
     return Status::error("the checkpoint records an invalid --compress: " + status.message(),
                          checkpoint_path(dir));
   }
-  uint64_t files = 0, bad = 0, unreadable = 0, lines = 0, bytes = 0;
+  uint64_t files = 0, bad = 0, unreadable = 0, extended = 0, lines = 0, bytes = 0;
   auto check = [&](const std::string& path, const OutputState& recorded, bool compressed) {
     ++files;
     bool unknown = false;
@@ -170,6 +170,7 @@ Status run_verify(const VerifyOptions& o) {
     if (!problem.empty()) {
       ++bad;
       if (unknown) ++unreadable;  // (not known to differ: counted apart)
+      if (problem.starts_with("extended:")) ++extended;
       // (One line a file, whatever its name holds: control bytes are shown as escapes.)
       std::fprintf(stdout, "%s: %s\n", visible_controls(path).c_str(),
                    visible_controls(problem).c_str());
@@ -201,6 +202,13 @@ Status run_verify(const VerifyOptions& o) {
       what = fmt::format("{} {} differ{} from the checkpoint", with_commas(differ), of,
                          differ == 1 ? "s" : "");
       if (unreadable > 0) what += fmt::format(", and {} cannot be read", with_commas(unreadable));
+      // What next: resume cuts an unfinished run's bytes after its checkpoint; keyshard mends
+      // nothing else it did not write.
+      what += checkpoint.complete ? "; to have the outputs anew, run the split again with --force"
+              : extended == differ
+                  ? "; keyshard resume cuts the bytes written after the checkpoint and goes on"
+                  : "; resume refuses a file changed within what the checkpoint records: run "
+                    "the split again with --force";
     }
     return Status::error(what, dir);
   }

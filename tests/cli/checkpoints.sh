@@ -798,7 +798,8 @@ expect_eq "$ERR" "" "verify -q: nothing more"
 cp -r reference one-changed
 echo '{"user_id":"late"}' >> one-changed/part-00006.ndjson
 run_status ks verify one-changed
-expect_contains "$ERR" "one-changed: 1 of 9 files differs from the checkpoint" "one file, singular"
+expect_contains "$ERR" "one-changed: 1 of 9 files differs from the checkpoint; to have the outputs \
+anew, run the split again with --force" "one file, singular, and what to do"
 # A file that cannot be read (here a link to itself: root reads any file) is not known to differ.
 rm one-changed/part-00004.ndjson && ln -s part-00004.ndjson one-changed/part-00004.ndjson
 run_status ks verify one-changed
@@ -808,6 +809,20 @@ cp reference/part-00006.ndjson one-changed/
 run_status ks verify one-changed
 expect_contains "$ERR" "1 of 9 files cannot be read, so whether it matches the checkpoint is not \
 known" "one unread"
+# Of a run not finished: bytes after the checkpoint are resume's to cut; a file changed before
+# them makes resume refuse. verify says which.
+rm -rf unfinished-changed && cp -r reference unfinished-changed && unfinish unfinished-changed
+echo '{"user_id":"late"}' >> unfinished-changed/part-00006.ndjson
+run_status ks verify unfinished-changed
+expect_contains "$ERR" "unfinished-changed: 1 of 9 files differs from the checkpoint; keyshard \
+resume cuts the bytes written after the checkpoint and goes on" "an unfinished run's, extended"
+sed -i '1s/^{/{"x":1,/' unfinished-changed/part-00005.ndjson
+run_status ks verify unfinished-changed
+expect_contains "$ERR" "unfinished-changed: 2 of 9 files differ from the checkpoint; resume \
+refuses a file changed within what the checkpoint records: run the split again with --force" \
+  "an unfinished run's, changed"
+run_status ks resume -q unfinished-changed
+expect_eq "$STATUS" 1 "whose resume refuses"
 pass "verify names changed, truncated, extended and missing outputs"
 
 # Guardrails: exit 3 and 4 after a complete run (checkpoint complete, summary written).
