@@ -62,7 +62,9 @@ void read_counters(FieldReader& r, const dom::object& from, RunStats& s) {
   }
   if (r.ok()) std::copy(bad.begin(), bad.end(), s.bad_by_reason.begin());
   // (Not in the checkpoints of earlier versions.)
-  if (r.ok() && r.has(from, "invalid_objects")) s.invalid_objects = r.number(from, "invalid_objects");
+  if (r.ok() && r.has(from, "invalid_objects")) {
+    s.invalid_objects = r.number(from, "invalid_objects");
+  }
   s.salted_events = r.numbers(from, "salted_events");
 }
 
