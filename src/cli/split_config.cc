@@ -123,14 +123,12 @@ Status check_inputs(const RunConfig& config) {
   if (config.incremental) return {};
   // The same file under two names (a.ndjson and ./a.ndjson, a link), or one twice: read each
   // time, as cat would, but most likely a mistake. (Said once a file.)
-  std::map<std::pair<dev_t, ino_t>, std::pair<size_t, bool>> files;  // -> first index, warned
+  std::map<FileIdentity, std::pair<size_t, bool>> files;  // -> first index, warned
   for (size_t i = 0; i < config.inputs.size(); ++i) {
-    struct stat st {};
-    if (config.inputs[i] == "-" || ::stat(config.inputs[i].c_str(), &st) != 0 ||
-        !S_ISREG(st.st_mode)) {
-      continue;
-    }
-    const auto [at, fresh] = files.try_emplace({st.st_dev, st.st_ino}, i, false);
+    const std::optional<FileIdentity> identity =
+        config.inputs[i] == "-" ? std::nullopt : identity_of(config.inputs[i]);
+    if (!identity) continue;  // (one that cannot be reached: opening it says why)
+    const auto [at, fresh] = files.try_emplace(*identity, i, false);
     if (fresh || at->second.second) continue;
     at->second.second = true;
     const std::string& first = config.inputs[at->second.first];
