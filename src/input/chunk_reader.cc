@@ -166,12 +166,13 @@ Status ChunkReader::open_next_input() {
   read_again_ = false;
   names_.push_back(source_->name());
   const InputPosition& planned = start.position;
-  if (start.restart_if_changed && planned.offset == 0 && planned.device != 0 &&
+  if (start.restart_if_changed && planned.device != 0 &&
       source_->device != 0 &&  // (a regular file)
       (source_->device != planned.device || source_->inode != planned.inode)) {
-    // An --incremental input rotated after the run was planned, before its turn: its position
-    // stays that of the file planned, so that the next run finishes that one (under its new
-    // name) before it reads the new file.
+    // An --incremental input rotated after the run was planned, before its turn (the plan
+    // records the identity of the file it found, read from its start or from a position): its
+    // position stays that of the file planned, so that the next run finishes that one (under
+    // its new name) before it reads the new file.
     if (warn_) {
       warn_(source_->name() + ": rotated since this run started; the next --incremental run "
                               "reads the rotated file, then this one");

@@ -777,6 +777,32 @@ expect_outputs_hold out "every line once: the rotated file, then the new one" \
 cd "$WORK"
 pass "a file gone at its turn in a run is read by the next, rotated file first"
 
+# ... and one that an earlier run read part of, rotated at its turn with lines it gained since:
+# the next run finishes the rotated file from where that run stopped, then reads the new one.
+mkdir -p midrun-continued && cd midrun-continued
+"$GEN_EVENTS" --bytes 40000000 --seed 76 > first.log
+numbered 0 100 > app.log
+held=(-q --incremental -k user_id -n 2 -o out
+      --exec "while [ ! -e '$PWD/go' ]; do sleep 0.05; done; exec cat")
+touch go
+ks split "${held[@]}" app.log || fail "the first run"
+rm go
+numbered 100 150 >> app.log
+"$KEYSHARD" split "${held[@]}" first.log app.log 2> midrun.err &
+running=$!
+wait_until grep -q first.log out/.keyshard/checkpoint.json || fail "the held run never planned"
+mv app.log app.log.1
+numbered 150 250 > app.log
+touch go
+wait "$running" || fail "the run during the rotation: $(cat midrun.err)"
+expect_contains "$(cat midrun.err)" "app.log: rotated since this run started" "the warning"
+run_status ks split "${held[@]}" app.log
+expect_eq "$STATUS" 0 "the next run: $ERR"
+expect_outputs_hold out "every line once: the rotated file's tail, then the new one" \
+  first.log app.log.1 app.log
+cd "$WORK"
+pass "a file continued, rotated at its turn in a run, is finished by the next"
+
 # Rotated twice while a run is held on an earlier input: the file in the middle changed before
 # that run's end, but after it looked at its inputs. The next run names it.
 mkdir -p midrun-twice && cd midrun-twice
