@@ -143,11 +143,7 @@ Status ChunkReader::open_next_input() {
     // next run finishes the file planned (under its new name) before it reads the new file.
     struct stat info {};
     if (::stat(start.position.path.c_str(), &info) != 0 && errno == ENOENT) {
-      input_index_ = static_cast<uint32_t>(next_path_ - 1);
-      opened_ = true;
-      positioned_ = false;
-      read_again_ = false;
-      names_.push_back(start.position.path);
+      enter_input(start.position.path);
       if (warn_) {
         warn_(start.position.path + ": gone since this run started (rotated?); the next "
                                     "--incremental run reads it where it is found then");
@@ -160,11 +156,7 @@ Status ChunkReader::open_next_input() {
   if (!status) return status;
   // (Only files that may still grow: not a rotated file being finished.)
   source_->may_grow = hold_unterminated_ && start.restart_if_changed;
-  input_index_ = static_cast<uint32_t>(next_path_ - 1);
-  opened_ = true;
-  positioned_ = false;
-  read_again_ = false;
-  names_.push_back(source_->name());
+  enter_input(source_->name());
   const InputPosition& planned = start.position;
   if (start.restart_if_changed && planned.device != 0 &&
       source_->device != 0 &&  // (a regular file)
@@ -197,6 +189,14 @@ Status ChunkReader::open_next_input() {
   input_offset_ = position.offset;
   source_done_ = false;
   return {};
+}
+
+void ChunkReader::enter_input(std::string name) {
+  input_index_ = static_cast<uint32_t>(next_path_ - 1);
+  opened_ = true;
+  positioned_ = false;
+  read_again_ = false;
+  names_.push_back(std::move(name));
 }
 
 void ChunkReader::fail_here(bool first_after_restart) {

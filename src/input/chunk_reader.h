@@ -96,6 +96,8 @@ class ChunkReader {
   /// Moves next_path_ past the inputs finished already; whether one is left to open.
   bool next_unfinished();
   Status open_next_input();
+  // Makes the input just taken from starts_, named `name`, the one in progress, not positioned.
+  void enter_input(std::string name);
   // Records that next() failed in the input in progress.
   void fail_here(bool first_after_restart);
   // Records a failed zstd frame of the input in progress, if the source met one.
