@@ -746,6 +746,13 @@ start_held_run() {
     sleep 0.05
   done
 }
+# next_run_finishes_rotation WHAT: the run after a held one, over app.log, writes every line of
+# first.log, app.log.1 (the file rotated away) and app.log once.
+next_run_finishes_rotation() {
+  run_status ks split "${held[@]}" app.log
+  expect_eq "$STATUS" 0 "the next run: $ERR"
+  expect_outputs_hold out "every line once: $1" first.log app.log.1 app.log
+}
 mkdir -p midrun && cd midrun
 start_held_run 73
 mv app.log app.log.1
@@ -753,10 +760,7 @@ numbered 100 200 > app.log
 touch go
 wait "$running" || fail "the run during the rotation: $(cat midrun.err)"
 expect_contains "$(cat midrun.err)" "app.log: rotated since this run started" "the warning"
-run_status ks split "${held[@]}" app.log
-expect_eq "$STATUS" 0 "the next run: $ERR"
-expect_outputs_hold out "every line once: the rotated file, then the new one" \
-  first.log app.log.1 app.log
+next_run_finishes_rotation "the rotated file, then the new one"
 cd "$WORK"
 pass "a file rotated before its turn in a run is read by the next, rotated file first"
 
@@ -770,10 +774,7 @@ wait "$running" || fail "the run during the gap: $(cat midrun.err)"
 expect_contains "$(cat midrun.err)" "app.log: gone since this run started (rotated?); the next \
 --incremental run reads it where it is found then" "the warning"
 numbered 100 200 > app.log
-run_status ks split "${held[@]}" app.log
-expect_eq "$STATUS" 0 "the next run: $ERR"
-expect_outputs_hold out "every line once: the rotated file, then the new one" \
-  first.log app.log.1 app.log
+next_run_finishes_rotation "the rotated file, then the new one"
 cd "$WORK"
 pass "a file gone at its turn in a run is read by the next, rotated file first"
 
@@ -796,10 +797,7 @@ numbered 150 250 > app.log
 touch go
 wait "$running" || fail "the run during the rotation: $(cat midrun.err)"
 expect_contains "$(cat midrun.err)" "app.log: rotated since this run started" "the warning"
-run_status ks split "${held[@]}" app.log
-expect_eq "$STATUS" 0 "the next run: $ERR"
-expect_outputs_hold out "every line once: the rotated file's tail, then the new one" \
-  first.log app.log.1 app.log
+next_run_finishes_rotation "the rotated file's tail, then the new one"
 cd "$WORK"
 pass "a file continued, rotated at its turn in a run, is finished by the next"
 
