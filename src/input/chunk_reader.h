@@ -93,6 +93,7 @@ class ChunkReader {
   bool error_pending() const { return !pending_error_.ok(); }
 
  private:
+  // Opening and positioning an input: input_opening.cc.
   /// Moves next_path_ past the inputs finished already; whether one is left to open.
   bool next_unfinished();
   Status open_next_input();
