@@ -136,6 +136,7 @@ std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
       for (const std::string& word : app->remaining()) unplaced.push_back(word);  // before it
     }
     for (const std::string& extra : unplaced) {
+      if (extra == "--") break;  // (the words after it are operands, whatever they spell)
       if (extra.size() > 1 && extra[0] == '-') {
         text = "unknown option '" + extra.substr(0, extra.find('=')) + "'";
         const std::string option = extra.substr(0, extra.find('='));
@@ -276,7 +277,7 @@ int main(int argc, char** argv) {
     return keyshard::kExitUsage;
   }
 
-  const bool help = keyshard::help_requested(argc, argv);
+  const bool help = keyshard::help_requested(app, argc, argv);
   std::optional<std::string> misspelt;
   if (!help) misspelt = keyshard::misspelt_value(argc, argv);
   if (!help && !misspelt) misspelt = keyshard::one_dash_long_option(app, argc, argv);

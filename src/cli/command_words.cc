@@ -63,12 +63,17 @@ CLI::Option* list_operands(CLI::App& command) {
 }  // namespace
 
 // Whether -h or --help is on the command line (options end at "--"): it wins over any mistake in
-// the other words, as it does over an unknown option.
-bool help_requested(int argc, char** argv) {
+// the other words, as it does over an unknown option. The value of an option is not one (-k -h:
+// the field "-h").
+bool help_requested(CLI::App& app, int argc, char** argv) {
+  const OptionWords words(app, argc, argv);
+  bool value_next = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view word = argv[i];
+    if (std::exchange(value_next, false)) continue;
     if (word == "--") break;
     if (word == "-h" || word == "--help") return true;
+    value_next = words.takes_next(word);
   }
   return false;
 }

@@ -13,8 +13,8 @@ class App;
 
 namespace keyshard {
 
-/// Whether -h or --help comes before the options end.
-bool help_requested(int argc, char** argv);
+/// Whether -h or --help comes before the options end, other than as an option's value.
+bool help_requested(CLI::App& app, int argc, char** argv);
 
 /// "--hash=" or "-n=8", which CLI11 would misread: what to type instead.
 std::optional<std::string> misspelt_value(int argc, char** argv);

@@ -282,6 +282,31 @@ expect_contains "$ERR" "unknown option '-n' (resume continues with the options t
 [[ "$ERR" != *"stopped"* ]] || fail "resume -n: the directory is not blamed: $ERR"
 pass "unknown options are named"
 
+# A "--" before the operands, with a required option missing, is not taken for an unknown option
+# (nor is an operand after it that begins with a dash): what is missing is named.
+for args in "which -- a" "which -- -x" "stats -k id -- in.ndjson" "split -k id -o - -- in.ndjson"; do
+  # shellcheck disable=SC2086  # (the words of $args, split)
+  run_status ks $args
+  expect_eq "$STATUS" 2 "keyshard $args: exit status"
+  expect_contains "$ERR" "no partition count: give one with -n" "keyshard $args: -n is missing"
+done
+run_status ks plan -k id --from 2 -- in.ndjson
+expect_contains "$ERR" "no --to: give the partition count after" "plan ... -- : --to is missing"
+run_status ks resume --
+expect_eq "$STATUS" 2 "resume --: exit status"
+expect_contains "$ERR" "no DIR: give the output directory of a split" "resume --: DIR is missing"
+# The value of an option is no request for help, whatever it spells, with or without a mistake
+# elsewhere on the line.
+run_status ks split -k -h -o - in.ndjson
+expect_eq "$STATUS" 2 "split -k -h without -n: exit status"
+expect_contains "$ERR" "no partition count" "split -k -h without -n: -n is missing, no help"
+run_status ks which -n -h
+expect_eq "$STATUS" 2 "which -n -h: exit status"
+expect_contains "$ERR" "--partitions: Value -h is not a whole number" "which -n -h: -h is -n's value"
+printf '{"-h":"a"}\n' | ks split -q -k -h -n 3 -o - > keyed.ndjson
+expect_eq "$(cat keyed.ndjson)" '{"-h":"a"}' "split -k -h -n 3: the field -h is the key"
+pass "a missing option named, with a -- or an option's value that looks like an option"
+
 # Values CLI11 would misread, options given twice or without a value, and suggestions: an
 # option is suggested for an option only, a value for a value.
 check_usage() {  # EXPECTED-TEXT ARGS...
