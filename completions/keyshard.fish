@@ -112,8 +112,8 @@ complete -c keyshard -n $split -l force -d 'Write into a non-empty output direct
 complete -c keyshard -n $split -l exec -x -a '(__fish_complete_command)' \
     -d 'Feed each partition to its own /bin/sh -c CMD'
 complete -c keyshard -n $split -l exec-per -x -a 'partition worker' \
-    -d 'One child per partition or per worker'
-complete -c keyshard -n $split -l allow-early-exit -d 'A child may exit before its input ends'
+    -d 'With --exec: one child per partition or per worker'
+complete -c keyshard -n $split -l allow-early-exit -d 'With --exec: a child may exit before its input ends'
 # Bad lines
 complete -c keyshard -n $split -l on-bad -x -a 'dead-letter skip fail' \
     -d 'What to do with a bad line'

@@ -25,6 +25,6 @@ step keyshard split -k account -n 4 -o "$out" --force samples/with-bad-lines.ndj
 step head -2 "$out/dead-letter.ndjson"
 head -2 "$out/dead-letter.ndjson"
 
-step "keyshard split -k user.id -n 2 -o - samples/clickstream.ndjson.zst | head -2"
+step "keyshard split -k user.id -n 2 -o - -q samples/clickstream.ndjson.zst | head -2"
 "$keyshard" split -k user.id -n 2 -o - -q "$samples/clickstream.ndjson.zst" | head -2
 printf '\nThe outputs are in %s. Try: %s split --help\n' "$out" "$keyshard"

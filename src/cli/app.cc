@@ -24,7 +24,7 @@ void build_command_line(CLI::App& app, CommandLine& line) {
       "  keyshard split -k user_id -n 8 -o out/ events.ndjson\n"
       "  zstd -dc logs.zst | keyshard split -k account.id -n 16 -o - > ordered.ndjson\n"
       "  keyshard which -n 8 user_987654\n"
-      "\nRun 'keyshard COMMAND --help' for its options; see also 'man keyshard'.");
+      "\nRun 'keyshard COMMAND --help' (or 'keyshard help COMMAND') for its options;\nsee also 'man keyshard'.");
 
   add_split_command(app, line.split)->final_callback([&line] {
     line.run = [&line] { return run_split(line.split); };

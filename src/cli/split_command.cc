@@ -78,13 +78,13 @@ CLI::App* add_split_command(CLI::App& app, SplitOptions& o) {
       ->group("Processing")
       ->type_name("CMD")
       ->check(not_blank("names no command: give a shell command, e.g. --exec 'sort -k2'"));
-  split->add_option("--exec-per", o.exec_per, "One child per partition or per worker")
+  split->add_option("--exec-per", o.exec_per, "With --exec: one child per partition or\nper worker")
       ->group("Processing")
       ->type_name("UNIT")
       ->check(choice({"partition", "worker"}))
       ->capture_default_str();
   split->add_flag("--allow-early-exit", o.allow_early_exit,
-                  "A child may exit (status 0) before its\ninput ends")
+                  "With --exec: a child may exit (status 0)\nbefore its input ends")
       ->group("Processing");
 
   split->add_option("--on-bad", o.on_bad, "Bad lines: dead-letter, skip or fail\n(exit 65)")
