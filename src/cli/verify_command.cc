@@ -7,8 +7,13 @@
 #include <zstd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <set>
+#include <string_view>
+#include <vector>
 
 #include "checkpoint/checkpoint_store.h"
 #include "checkpoint/content_hash.h"
@@ -118,6 +123,45 @@ std::string check_output(const std::string& path, const OutputState& recorded, b
   return {};
 }
 
+// A name with each run of digits as one '#': "part-00002.ndjson" is shaped "part-#.ndjson".
+std::string digit_shape(std::string_view name) {
+  std::string shape;
+  for (size_t at = 0; at < name.size(); ++at) {
+    const bool digit = name[at] >= '0' && name[at] <= '9';
+    if (!digit) shape += name[at];
+    else if (at == 0 || name[at - 1] < '0' || name[at - 1] > '9') shape += '#';
+  }
+  return shape;
+}
+
+// The files in DIR that the checkpoint does not name, yet whose names are shaped as a partition
+// file's (its digits aside): such a file is taken for a partition by what reads them by a
+// pattern (out/part-*.ndjson). Other files (a note, a subdirectory) are none of verify's business.
+std::vector<std::string> files_named_like_outputs(const std::string& dir,
+                                                  const Checkpoint& checkpoint) {
+  std::set<std::string> named, shapes;
+  for (const OutputState& output : checkpoint.outputs) {
+    named.insert(output.file);
+    shapes.insert(digit_shape(output.file));
+  }
+  if (checkpoint.dead_letter) {  // (one given as a path in DIR, too)
+    named.insert(std::filesystem::path(checkpoint.dead_letter->file).filename().string());
+  }
+  std::vector<std::string> found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    std::error_code kind_error;
+    if (named.contains(name) || !shapes.contains(digit_shape(name)) ||
+        entry.is_directory(kind_error)) {
+      continue;
+    }
+    found.push_back(name);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 }  // namespace
 
 CLI::App* add_verify_command(CLI::App& app, VerifyOptions& o) {
@@ -185,7 +229,32 @@ Status run_verify(const VerifyOptions& o) {
     const std::string& file = checkpoint.dead_letter->file;
     check(file.starts_with('/') ? file : dir + "/" + file, *checkpoint.dead_letter, false);
   }
+  const std::vector<std::string> strays = files_named_like_outputs(dir, checkpoint);
+  for (const std::string& name : strays) {
+    std::fprintf(stdout, "%s: not written by the run: the checkpoint names no such file, yet its "
+                         "name is shaped as the partition files' are\n",
+                 visible_controls(dir + "/" + name).c_str());
+  }
   std::fflush(stdout);
+  // "1 other file is named like a partition file and is not the run's: move it away (...)"
+  const bool one = strays.size() == 1;
+  const std::string stray_text =
+      strays.empty()
+          ? std::string()
+          : fmt::format("{} other file{} named like {} and {} not the run's: move {} away, or "
+                        "what reads the partitions by a pattern takes {} for one (--force "
+                        "leaves such files be)",
+                        with_commas(strays.size()), one ? " is" : "s are",
+                        one ? "a partition file" : "partition files", one ? "is" : "are",
+                        one ? "it" : "them", one ? "it" : "each");
+  if (bad == 0 && !strays.empty()) {
+    if (o.quiet) return Status::reported(kExitFailure);
+    return Status::error(fmt::format("{} the checkpoint, yet {}",
+                                     files == 1 ? std::string("the 1 file matches")
+                                                : "all " + with_commas(files) + " files match",
+                                     stray_text),
+                         dir);
+  }
   if (bad > 0) {
     if (o.quiet) return Status::reported(kExitFailure);  // -q: the files that differ, only
     // "2 of 9 files differ from the checkpoint", "1 of 9 files cannot be read, so whether it
@@ -210,6 +279,7 @@ Status run_verify(const VerifyOptions& o) {
                   : "; resume refuses a file changed within what the checkpoint records: run "
                     "the split again with --force";
     }
+    if (!strays.empty()) what += "; and " + stray_text;
     return Status::error(what, dir);
   }
   if (!o.quiet) {

@@ -825,6 +825,32 @@ run_status ks resume -q unfinished-changed
 expect_eq "$STATUS" 1 "whose resume refuses"
 pass "verify names changed, truncated, extended and missing outputs"
 
+# A file the run did not write, named as its partition files are, would be taken for one by
+# what reads them by a pattern: verify names it (a file named otherwise is none of its business).
+rm -rf stray && cp -r reference stray
+printf '{"user_id":"forged"}\n' > stray/part-00008.ndjson
+echo 'a note' > stray/notes-2.txt
+mkdir stray/part-00009.ndjson
+run_status ks verify stray
+expect_eq "$STATUS" 1 "verify with a stray partition-like file"
+expect_eq "$OUT" "stray/part-00008.ndjson: not written by the run: the checkpoint names no such \
+file, yet its name is shaped as the partition files' are" "verify: the stray file, alone"
+expect_contains "$ERR" "stray: all 9 files match the checkpoint, yet 1 other file is named like a \
+partition file and is not the run's: move it away" "verify: what to do with it"
+run_status ks verify -q stray
+expect_eq "$STATUS" 1 "verify -q with a stray file"
+expect_eq "$ERR" "" "verify -q with a stray file: its line only"
+echo '{"user_id":"late"}' >> stray/part-00006.ndjson
+run_status ks verify stray
+expect_contains "$ERR" "stray: 1 of 9 files differs from the checkpoint; to have the outputs anew, \
+run the split again with --force; and 1 other file is named like a partition file" \
+  "verify: a changed file and a stray one"
+rm stray/part-00008.ndjson
+cp reference/part-00006.ndjson stray/
+run_status ks verify stray
+expect_eq "$STATUS" 0 "verify once the stray file is gone (a note and a directory left)"
+pass "verify names a file named like a partition file that the run did not write"
+
 # Guardrails: exit 3 and 4 after a complete run (checkpoint complete, summary written).
 run_status ks split -k user_id -n 8 -q --max-bad 10 -o guard-bad events.ndjson
 expect_eq "$STATUS" 3 "--max-bad 10 with more bad lines"
