@@ -182,15 +182,40 @@ std::string format_plan_text(const ResizePlan& plan) {
                      "than chance over {} keys).",
                      fmt::join(fewest, ", "), last, range, plan.keys_in_sample);
     }
+    // What the modulo partitioners do, as measured: between most counts they move far more than
+    // the ideal, but not when one count is a multiple of the other, nor past the values a hash
+    // takes (murmur2 and fnv1a give 31 bits: between 2^31 - 1 and 2^31 - 2 partitions, they
+    // move no key at all).
+    const double ideal = plan.ideal();
+    std::vector<std::string> far;
+    size_t modulo = 0;
+    for (const ResizeFigures& figures : plan.per_hash) {
+      if (figures.hash == HashKind::kJump) continue;
+      ++modulo;
+      if (share_of(figures.keys_moved, plan.distinct_keys) > ideal + noise + 0.02) {
+        far.emplace_back(hash_name(figures.hash));
+      }
+    }
     const bool multiple = plan.from % plan.to == 0 || plan.to % plan.from == 0;
-    out += multiple
-               ? " As one count is a multiple of the other, the modulo partitioners (murmur2, "
-                 "crc32, fnv1a, md5, xxh3) move about the ideal here; between other "
-                 "counts they move far more. Jump stays close to the ideal on any resize, but "
-                 "does not match Kafka's own partitioning.\n"
-               : " Modulo partitioners (murmur2, crc32, fnv1a, md5, xxh3) move far more than the "
-                 "ideal unless one count is a multiple of the other; jump stays close to the "
-                 "ideal on any resize, but does not match Kafka's own partitioning.\n";
+    const std::string jump =
+        "jump stays close to the ideal on any resize, but does not match Kafka's own "
+        "partitioning.\n";
+    if (far.empty()) {
+      out += multiple ? " As one count is a multiple of the other, the modulo partitioners "
+                        "(murmur2, crc32, fnv1a, md5, xxh3) move about the ideal here; between "
+                        "other counts they move far more. J" + jump.substr(1)
+                      : " The modulo partitioners (murmur2, crc32, fnv1a, md5, xxh3) move about "
+                        "the ideal here; " + jump;
+    } else if (far.size() == modulo) {
+      out += " Modulo partitioners (murmur2, crc32, fnv1a, md5, xxh3) move far more than the "
+             "ideal unless one count is a multiple of the other; " + jump;
+    } else {
+      const std::string last = far.back();
+      far.pop_back();
+      out += far.empty() ? fmt::format(" {} moves far more than the ideal here; {}", last, jump)
+                         : fmt::format(" {} and {} move far more than the ideal here; {}",
+                                       fmt::join(far, ", "), last, jump);
+    }
   }
   return out;
 }

@@ -114,6 +114,13 @@ expect_contains "$(cat doubling.txt)" "As one count is a multiple of the other, 
   "doubling: the caveat fits the case"
 expect_contains "$(cat plan.txt)" "move far more than the ideal unless one count" \
   "8 to 9: the caveat"
+# Past the 31 bits murmur2 and fnv1a give, they move no key: the text says what was measured,
+# not that every modulo partitioner moves far more.
+ks plan -k user_id --from 2147483647 --to 2147483646 events.ndjson > top.txt
+expect_contains "$(cat top.txt)" "Recommendation: murmur2, fnv1a and jump move the fewest keys" \
+  "near 2^31: the 31-bit hashes move none"
+expect_contains "$(cat top.txt)" ". crc32, md5 and xxh3 move far more than the ideal here; jump" \
+  "near 2^31: the caveat names those that move far more"
 head -n 20 events.ndjson > twenty.ndjson
 ks plan -k user_id --from 8 --to 12 twenty.ndjson > twenty.txt
 expect_contains "$(cat twenty.txt)" "to tell the partitioners apart" "too few keys"
