@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <zstd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -243,7 +243,7 @@ Status run_verify(const VerifyOptions& o) {
           ? std::string()
           : fmt::format("{} other file{} named like {} and {} not the run's: move {} away, or "
                         "what reads the partitions by a pattern takes {} for one (--force "
-                        "leaves such files be)",
+                        "leaves such files where they are)",
                         with_commas(strays.size()), one ? " is" : "s are",
                         one ? "a partition file" : "partition files", one ? "is" : "are",
                         one ? "it" : "them", one ? "it" : "each");
