@@ -20,14 +20,21 @@ namespace {
 constexpr unsigned char kZstdMagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 constexpr int kPipeBufferSize = 1 << 20;
 
-// What an input is, by its first four bytes, when keyshard cannot read it as text: another
+// What an input is, by its first four bytes (`size`: fewer when it is that short, or when its
+// first line is; two tell UTF-16's byte-order mark), when keyshard cannot read it as text: another
 // compressor's output, an archive, UTF-16. Text does not start so: each holds a control byte or
 // one that UTF-8 never starts with, but for bzip2's "BZh" and a digit.
 struct Unreadable {
   const char* what;    // "is ..."
   const char* reader;  // a command that turns it into text on the way in, FILE for the file
 };
-std::optional<Unreadable> unreadable_kind(const unsigned char* magic) {
+std::optional<Unreadable> unreadable_kind(const unsigned char* magic, size_t size) {
+  if (size >= 2 &&
+      ((magic[0] == 0xff && magic[1] == 0xfe) || (magic[0] == 0xfe && magic[1] == 0xff))) {
+    return Unreadable{"UTF-16 text (as some Windows programs save it)",
+                      "iconv -f UTF-16 -t UTF-8 FILE"};
+  }
+  if (size < 4) return std::nullopt;
   if (magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 0x08) {
     return Unreadable{"gzip-compressed", "zcat FILE"};
   }
@@ -39,10 +46,6 @@ std::optional<Unreadable> unreadable_kind(const unsigned char* magic) {
     return Unreadable{"bzip2-compressed", "bzcat FILE"};
   }
   if (std::memcmp(magic, "PK\x03\x04", 4) == 0) return Unreadable{"a zip archive", "unzip -p FILE"};
-  if ((magic[0] == 0xff && magic[1] == 0xfe) || (magic[0] == 0xfe && magic[1] == 0xff)) {
-    return Unreadable{"UTF-16 text (as some Windows programs save it)",
-                      "iconv -f UTF-16 -t UTF-8 FILE"};
-  }
   return std::nullopt;
 }
 
@@ -224,8 +227,11 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
   }
   const bool regular = S_ISREG(info.st_mode);
 
+  // The sniffing stops at a newline, which no magic holds: from a pipe, a first line shorter
+  // than the magic ("1\n", then nothing for a while) is not held until more bytes come.
   SniffedPrefix prefix;
-  while (prefix.size < sizeof prefix.bytes) {
+  while (prefix.size < sizeof prefix.bytes &&
+         std::memchr(prefix.bytes, '\n', prefix.size) == nullptr) {
     const long count =
         read_input(fd.get(), prefix.bytes + prefix.size, sizeof prefix.bytes - prefix.size);
     if (count < 0) return Status::error("read failed: " + errno_text(errno), name);
@@ -233,7 +239,7 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
     prefix.size += static_cast<size_t>(count);
   }
   const auto* magic = reinterpret_cast<const unsigned char*>(prefix.bytes);
-  if (const auto kind = prefix.size == 4 ? unreadable_kind(magic) : std::nullopt) {
+  if (const auto kind = unreadable_kind(magic, prefix.size)) {
     // (Read as text, it would be a handful of "lines" of garbage, each a dead letter, or, with
     // --format line, events.)
     std::string reader = kind->reader;
