@@ -34,6 +34,10 @@ KeyExtractor::KeyExtractor(const KeySpec& spec) : spec_(spec) {
                                                spec_.block_window);
   }
   for (uint32_t field : spec_.fields) field_names_.push_back("field " + std::to_string(field));
+  for (uint32_t i = 0; i < spec_.fields.size(); ++i) by_field_.push_back(i);
+  std::stable_sort(by_field_.begin(), by_field_.end(),
+                   [this](uint32_t a, uint32_t b) { return spec_.fields[a] < spec_.fields[b]; });
+  fields_.resize(spec_.fields.size());
 }
 
 KeyExtractor::~KeyExtractor() = default;
@@ -67,23 +71,29 @@ Extraction KeyExtractor::extract_in_block(std::string_view line, size_t readable
 }
 
 Extraction KeyExtractor::extract_delimited(std::string_view line) {
-  const uint32_t wanted = *std::max_element(spec_.fields.begin(), spec_.fields.end());
-  fields_.clear();
+  // Walks the fields up to the last one asked for, keeping those asked for as it passes them.
   const char* cursor = line.data();
   const char* const end = line.data() + line.size();
-  while (fields_.size() < wanted) {
+  uint32_t field = 1;  // the number of the field at `cursor`
+  for (size_t next = 0; next < by_field_.size();) {
     const void* found = std::memchr(cursor, spec_.delimiter, static_cast<size_t>(end - cursor));
     const char* stop = found ? static_cast<const char*>(found) : end;
-    fields_.emplace_back(cursor, static_cast<size_t>(stop - cursor));
-    if (!found) break;
+    while (next < by_field_.size() && spec_.fields[by_field_[next]] == field) {
+      fields_[by_field_[next++]] = std::string_view(cursor, static_cast<size_t>(stop - cursor));
+    }
+    if (next < by_field_.size() && !found) {  // the line ends before a field asked for
+      for (size_t i = 0; i < spec_.fields.size(); ++i) {  // (the first one in -k's order)
+        if (spec_.fields[i] > field) return bad_line(BadReason::kMissingKey, field_names_[i]);
+      }
+      return bad_line(BadReason::kMissingKey, field_names_[by_field_[next]]);  // (not reached)
+    }
     cursor = stop + 1;
+    ++field;
   }
-  for (size_t i = 0; i < spec_.fields.size(); ++i) {
-    if (spec_.fields[i] > fields_.size()) return bad_line(BadReason::kMissingKey, field_names_[i]);
-  }
-  if (spec_.fields.size() == 1) return key_found(fields_[spec_.fields[0] - 1]);
+  if (fields_.size() == 1) return key_found(fields_[0]);
+  size_t part = 0;
   return key_found(join_key_parts(
-      spec_.fields, [this](uint32_t field) { return fields_[field - 1]; }, composite_));
+      spec_.fields, [this, &part](uint32_t) { return fields_[part++]; }, composite_));
 }
 
 }  // namespace keyshard

@@ -55,7 +55,10 @@ class KeyExtractor {
 
   KeySpec spec_;
   std::unique_ptr<JsonKeyExtractor> json_;
-  std::vector<std::string_view> fields_;  // scratch: the fields found in the current line
+  // Scratch: each -k field of the current line, in the order of spec_.fields (only those: a
+  // -k of a field far along a long line takes no memory per field before it).
+  std::vector<std::string_view> fields_;
+  std::vector<uint32_t> by_field_;  // indices into spec_.fields, by field number
   std::string composite_;
   std::vector<std::string> field_names_;  // "field 3", for messages
 };

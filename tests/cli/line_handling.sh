@@ -214,6 +214,29 @@ if [ "${SANITIZED:-0}" != 1 ]; then
 fi
 pass "a long bad line is dead-lettered in memory near its size"
 
+# A delimited key far along a long line: only the fields asked for are kept, not each field
+# before them (a 32 MiB line of commas took 650 MiB for its last field). Its key is exact.
+python3 -c 'import sys
+sys.stdout.write("x," * (16 << 20) + "last\n" + "a,b\n")' > commas.txt
+peak_kib=$(python3 - "$KEYSHARD" <<'PY'
+import resource, subprocess, sys
+subprocess.run([sys.argv[1], "split", "-q", "--format", "delimited", "--delimiter", ",",
+                "-k", str((16 << 20) + 1), "-k", "1", "-n", "2", "-o", "commas", "commas.txt"],
+               check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+)
+expect_eq "$(summary_field commas events_written)" 1 "the last field of a long delimited line"
+expect_eq "$(summary_field commas dead_lettered)" 1 "a short line without that field"
+expect_eq "$(ks which -n 2 "$(printf 'last\037x')")" \
+  "$(grep -l '^x,x,' commas/part-*.ndjson | grep -o '[0-9]*\.ndjson' | sed 's/^0*\([0-9]\)/\1/; s/\.ndjson//')" \
+  "the long line's partition is that of its key, the last field and the first"
+if [ "${SANITIZED:-0}" != 1 ]; then
+  [ "$peak_kib" -lt $((250 * 1024)) ] ||
+    fail "the last field of a 32 MiB delimited line: peak RSS $peak_kib KiB, over 250 MiB"
+fi
+pass "a delimited key far along a long line, in memory near the line's size"
+
 # An input whose name is not UTF-8 is named in the summary and in stats --json by its bytes,
 # in base64, as in the checkpoint (not with U+FFFD in place of a byte).
 odd_name=$(printf 'odd\377name.ndjson')
