@@ -330,8 +330,16 @@ Status PartitionOwner::checkpoint(OwnerCut& cut) {
   for (Output& output : outputs_) {
     if (Status status = output.sink->wait_taken(); !status) return status;
   }
+  if (Status status = check_outputs_in_place(); !status) return status;
   cut = final_cut();  // made durable by the checkpointer, before it writes the checkpoint
   return {};
+}
+
+Status PartitionOwner::check_outputs_in_place() const {
+  for (const Output& output : outputs_) {
+    if (Status status = output.sink->check_in_place(); !status) return status;
+  }
+  return dead_letters_.sink ? dead_letters_.sink->check_in_place() : Status{};
 }
 
 OwnerCut PartitionOwner::final_cut() const {
@@ -369,6 +377,7 @@ Status PartitionOwner::finish() {
   // (Without --exec, the pipeline makes every output file durable at once when the owners are
   // done: see make_durable().)
   if (config_.checkpoints && config_.exec() && first.ok()) keep_first(first, sync_dead_letters());
+  if (first.ok()) keep_first(first, check_outputs_in_place());  // (before the last checkpoint)
   // Every child's input ends before any is waited for: they wind down side by side.
   for (Output& output : outputs_) (void)output.sink->end_input();  // (finish() says how)
   for (Output& output : outputs_) keep_first(first, output.sink->finish());

@@ -55,6 +55,9 @@ class PartitionOwner {
   Status finish();
   /// This owner's part of a checkpoint after finish().
   OwnerCut final_cut() const;
+  /// Whether each output file's path still names the file written, as long as what was
+  /// written (see Sink::check_in_place): before each checkpoint counts the bytes, and at the end.
+  Status check_outputs_in_place() const;
 
   const RunStats& stats() const { return stats_; }
   /// Lines of input `input` in the chunks applied so far (and before the run's start).

@@ -11,6 +11,7 @@
 #include "checkpoint/content_hash.h"
 #include "sinks/direct_writer.h"
 #include "sinks/write_behind.h"
+#include "util/number_text.h"
 #include "util/stderr_lines.h"
 
 namespace keyshard {
@@ -114,6 +115,17 @@ class FileSink final : public Sink {
     return OutputState{name_, hash_.size(), 0, hash_.chain(), hash_.digest()};
   }
 
+  Status check_in_place() const override {
+    if (!tracked_ || !regular_ || !fd_.valid() || cut_to_) return {};
+    struct stat held {}, named {};
+    if (::fstat(fd_.get(), &held) != 0) return {};
+    if (::stat(name_.c_str(), &named) != 0 || named.st_dev != held.st_dev ||
+        named.st_ino != held.st_ino) {
+      return changed_behind("was removed or replaced while this run wrote it");
+    }
+    return size_in_place(static_cast<uint64_t>(held.st_size));
+  }
+
   void see_ahead(std::string_view bytes) override {
     if (tracked_) hash_.update(bytes);
   }
@@ -212,6 +224,14 @@ class FileSink final : public Sink {
       if (::lseek(fd_.get(), static_cast<off_t>(offset_), SEEK_SET) < 0) return write_failed(errno);
       moved_past_position_ = false;
     }
+    if (tracked_ && regular_) {  // (every write before this one is in the file)
+      struct stat info {};
+      if (::fstat(fd_.get(), &info) == 0) {
+        if (Status status = size_in_place(static_cast<uint64_t>(info.st_size)); !status) {
+          return status;
+        }
+      }
+    }
     int error_number = 0;
     Status status = write_all(fd_.get(), block, name_, &error_number);
     if (!status && quiet_on_broken_pipe_ && error_number == EPIPE) return Status::quiet_stop();
@@ -236,6 +256,21 @@ class FileSink final : public Sink {
     }
     if (on) direct_.reset();
     return false;
+  }
+
+  // A file shorter than what was written to it (and settled) was cut short behind the run's
+  // back: the run's next write would leave a hole of zeros where the bytes cut were.
+  Status size_in_place(uint64_t size) const {
+    if (size >= offset_) return {};
+    return changed_behind("was cut short while this run wrote it (it holds " + with_commas(size) +
+                          " bytes of the " + with_commas(offset_) + " written)");
+  }
+
+  Status changed_behind(const std::string& what) const {
+    return Status::error(what + ": the file of that name lacks what the run wrote to it, and "
+                                "no checkpoint counts that",
+                         name_)
+        .because(Cause::kOutputChanged);
   }
 
   Status write_failed(int error) const {

@@ -67,6 +67,11 @@ class Sink {
   /// resume refused over one output cuts none; the first write, a sync() or finish() cut
   /// otherwise. A no-op for every other sink.
   virtual Status cut_back() { return {}; }
+  /// A file sink opened for checkpoints: whether its path still names the file written, as
+  /// long as the bytes written (asked once they are settled). A file removed, replaced or cut
+  /// short behind the run's back does not hold what the run wrote to it, and no checkpoint may
+  /// then count those bytes. A no-op for every other sink.
+  virtual Status check_in_place() const { return {}; }
 };
 
 }  // namespace keyshard

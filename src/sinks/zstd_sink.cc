@@ -52,6 +52,7 @@ class ZstdSink final : public Sink {
   Status sync() override { return inner_->sync(); }
   OutputState state() const override { return inner_->state(); }
   Status cut_back() override { return inner_->cut_back(); }
+  Status check_in_place() const override { return inner_->check_in_place(); }
 
  private:
   std::unique_ptr<Sink> inner_;

@@ -417,6 +417,40 @@ offset=$(grep -oE '"offset": ?[0-9]+' lock-gone/.keyshard/checkpoint.json | grep
   fail "lock removed while held: a checkpoint at $offset, past the lines read before"
 pass "a lock file removed while held stops the run at its next checkpoint"
 
+# A partition file removed, replaced or cut short while the run writes it: what the run wrote
+# is not in the file of that name, so the run stops (at its next write or checkpoint, or at its
+# end) rather than end with status 0 and count it written. (The run waits on a quiet pipe,
+# having written out what it read, while the file is changed.)
+for sabotage in remove replace truncate; do
+  rm -rf "out-$sabotage" "out-$sabotage.fifo" && mkfifo "out-$sabotage.fifo"
+  "$KEYSHARD" split -q -k user_id -n 4 -o "out-$sabotage" - < "out-$sabotage.fifo" \
+    2> "out-$sabotage.err" &
+  pid=$!
+  exec 9> "out-$sabotage.fifo"
+  head -n 3000 events.ndjson >&9
+  wait_until test -s "out-$sabotage/part-00002.ndjson" ||
+    fail "$sabotage: nothing written from the quiet pipe"
+  case $sabotage in
+    remove) rm "out-$sabotage/part-00002.ndjson" ;;
+    replace) echo '{"user_id":"someone else"}' > other.ndjson &&
+      mv other.ndjson "out-$sabotage/part-00002.ndjson" ;;
+    truncate) truncate -s 10 "out-$sabotage/part-00002.ndjson" ;;
+  esac
+  sed -n '3001,6000p' events.ndjson >&9 || true  # (see above)
+  exec 9>&-
+  set +e; wait "$pid"; STATUS=$?; set -e
+  expect_eq "$STATUS" 1 "partition file, $sabotage: exit status"
+  case $sabotage in
+    truncate) why="was cut short while this run wrote it (it holds 10 bytes of the " ;;
+    *) why="was removed or replaced while this run wrote it" ;;
+  esac
+  expect_contains "$(cat "out-$sabotage.err")" "out-$sabotage/part-00002.ndjson: $why" \
+    "partition file, $sabotage: the file and what became of it"
+  expect_contains "$(cat "out-$sabotage.err")" "put the file back as it was, or start over with \
+--force" "partition file, $sabotage: what to do"
+done
+pass "a partition file removed, replaced or cut short during a run stops it"
+
 # resume too refuses standard error going to the run's dead-letter file, before it writes.
 rm -rf halted && rm -f later-input.ndjson
 run_status ks split -q -k k -n 2 -o halted few.ndjson later-input.ndjson
