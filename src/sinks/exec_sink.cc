@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "util/stderr_lines.h"
+
 namespace keyshard {
 
 ExecSink::ExecSink(std::string label, std::string command, pid_t pid,
@@ -35,7 +37,40 @@ Status ExecSink::failed(int wait_status) const {
   return Status::error("command `" + command_ + "` " + describe_wait_status(wait_status), label_);
 }
 
+bool ExecSink::exits_within(long limit_ns) const {
+  long waited_ns = 0, pause_ns = 100'000;
+  for (;;) {
+    // WNOWAIT: looked at, not reaped (wait_for_child() does that).
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+        info.si_pid == pid_) {
+      return true;
+    }
+    if (waited_ns >= limit_ns) return false;
+    const timespec pause{0, pause_ns};
+    ::nanosleep(&pause, nullptr);
+    waited_ns += pause_ns;
+    pause_ns = std::min(2 * pause_ns, 50'000'000L);
+  }
+}
+
 Status ExecSink::ended_early() {
+  // Nothing can read the pipe any more. The child has exited, or is about to (it closes its
+  // stdin as it ends), or closed its stdin and goes on: then what it left unread is known
+  // now, and not when it ends, which may be much later.
+  if (!waited_ && !exits_within(1'000'000'000L)) {
+    if (allow_early_exit_) {  // (how it ends is judged at the end, as for every child)
+      discarding_ = true;
+      return {};
+    }
+    (void)write_stderr_record("keyshard: " + label_ + ": command `" + command_ +
+                              "` closed its input before reading all of it, yet goes on "
+                              "running: the run stops, and ends once the command has exited\n");
+    return Status::error("command `" + command_ +
+                             "` closed its input before reading all of it (--allow-early-exit "
+                             "permits this)",
+                         label_);
+  }
   const int status = wait_for_child();
   if (!wait_status_ok(status)) return failed(status);
   if (allow_early_exit_) {

@@ -39,6 +39,8 @@ class ExecSink final : public Sink {
  private:
   int wait_for_child();
   Status wait_until_read();
+  // Whether the child has exited, or does within `limit_ns` nanoseconds (not reaped).
+  bool exits_within(long limit_ns) const;
   Status ended_early();
   Status failed(int wait_status) const;
 

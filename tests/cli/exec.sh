@@ -105,6 +105,29 @@ for command in 'head -n 1' 'true' 'exec 0<&-; sleep 0.2; cat /dev/null'; do
   expect_eq "$STATUS" 1 "early exit of \`$command\` with all its input in the pipe"
   expect_contains "$ERR" "exited before reading all its input" "the reason, for \`$command\`"
 done
+# A child that closes its input and goes on running: that is said at once (it may run for
+# long), and the run ends once the child has ended; with --allow-early-exit, the run goes on.
+rm -f closed.go
+"$KEYSHARD" split -k user_id -n 2 -o closed-early -q --exec "if [ \$KEYSHARD_PARTITION = 0 ]; \
+then exec 0<&-; while [ ! -e '$PWD/closed.go' ]; do sleep 0.05; done; else cat; fi" \
+  events.ndjson 2> closed.err &
+pid=$!
+wait_until grep -q "yet goes on running: the run stops, and ends once the command has exited" \
+  closed.err || { touch closed.go; fail "no word of a child that closed its input and goes on"; }
+kill -0 "$pid" 2>/dev/null || { touch closed.go; fail "the run did not wait for the child"; }
+touch closed.go
+set +e; wait "$pid"; STATUS=$?; set -e
+expect_eq "$STATUS" 1 "a child that closed its input and went on"
+expect_contains "$(cat closed.err)" "partition 0: command \`if [ \$KEYSHARD_PARTITION = 0 ]; then \
+exec 0<&-; " "the child named"
+expect_contains "$(cat closed.err)" "closed its input before reading all of it (--allow-early-exit \
+permits this)" "what it did, and what permits it"
+rm -f closed.go
+ks split -k user_id -n 2 -o closed-allowed -q --allow-early-exit --exec "if [ \
+\$KEYSHARD_PARTITION = 0 ]; then exec 0<&-; sleep 1.5; else cat; fi" events.ndjson
+expect_eq "$(cat closed-allowed/part-00001.ndjson | wc -l)" \
+  "$(grep -o '"user_id":"[^"]*"' events.ndjson | cut -d'"' -f4 | ks which -n 2 | grep -c '^1$')" \
+  "--allow-early-exit: a child that closed its input and went on; the others have all"
 ks split -k user_id -n 2 -o small-allowed -q --allow-early-exit --exec 'head -n 1' small.ndjson
 expect_eq "$(cat small-allowed/part-*.ndjson | wc -l)" 2 "--allow-early-exit, a small input"
 timeout 60 "$KEYSHARD" split -k user_id -n 2 -o small-read -q --exec 'head -n 150' small.ndjson
