@@ -58,7 +58,8 @@ Status ExecSink::ended_early() {
   // Nothing can read the pipe any more. The child has exited, or is about to (it closes its
   // stdin as it ends), or closed its stdin and goes on: then what it left unread is known
   // now, and not when it ends, which may be much later.
-  if (!waited_ && !exits_within(1'000'000'000L)) {
+  if (!closed_early_.ok()) return closed_early_;  // (said once; the end asks again)
+  if (!waited_ && !exits_within(2'000'000'000L)) {
     if (allow_early_exit_) {  // (how it ends is judged at the end, as for every child)
       discarding_ = true;
       return {};
@@ -66,10 +67,11 @@ Status ExecSink::ended_early() {
     (void)write_stderr_record("keyshard: " + label_ + ": command `" + command_ +
                               "` closed its input before reading all of it, yet goes on "
                               "running: the run stops, and ends once the command has exited\n");
-    return Status::error("command `" + command_ +
-                             "` closed its input before reading all of it (--allow-early-exit "
-                             "permits this)",
-                         label_);
+    closed_early_ = Status::error("command `" + command_ +
+                                      "` closed its input before reading all of it "
+                                      "(--allow-early-exit permits this)",
+                                  label_);
+    return closed_early_;
   }
   const int status = wait_for_child();
   if (!wait_status_ok(status)) return failed(status);

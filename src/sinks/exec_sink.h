@@ -52,6 +52,7 @@ class ExecSink final : public Sink {
   bool discarding_ = false;  // the child left early and that is allowed
   bool input_ended_ = false;  // end_input() was called; `read_` says how the input was read
   Status read_;
+  Status closed_early_;  // the child closed its input early and goes on (said once)
   bool waited_ = false;
   int wait_status_ = 0;
 };
