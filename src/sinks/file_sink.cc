@@ -123,7 +123,12 @@ class FileSink final : public Sink {
         named.st_ino != held.st_ino) {
       return changed_behind("was removed or replaced while this run wrote it");
     }
-    return size_in_place(static_cast<uint64_t>(held.st_size));
+    // (A file cut short, then written past its new end, holds zeros where the bytes cut were,
+    // and is as long as what was written: only `keyshard verify` finds that.)
+    const auto size = static_cast<uint64_t>(held.st_size);
+    if (size >= offset_) return {};
+    return changed_behind("was cut short while this run wrote it (it holds " + with_commas(size) +
+                          " bytes of the " + with_commas(offset_) + " written)");
   }
 
   void see_ahead(std::string_view bytes) override {
@@ -224,14 +229,6 @@ class FileSink final : public Sink {
       if (::lseek(fd_.get(), static_cast<off_t>(offset_), SEEK_SET) < 0) return write_failed(errno);
       moved_past_position_ = false;
     }
-    if (tracked_ && regular_) {  // (every write before this one is in the file)
-      struct stat info {};
-      if (::fstat(fd_.get(), &info) == 0) {
-        if (Status status = size_in_place(static_cast<uint64_t>(info.st_size)); !status) {
-          return status;
-        }
-      }
-    }
     int error_number = 0;
     Status status = write_all(fd_.get(), block, name_, &error_number);
     if (!status && quiet_on_broken_pipe_ && error_number == EPIPE) return Status::quiet_stop();
@@ -256,14 +253,6 @@ class FileSink final : public Sink {
     }
     if (on) direct_.reset();
     return false;
-  }
-
-  // A file shorter than what was written to it (and settled) was cut short behind the run's
-  // back: the run's next write would leave a hole of zeros where the bytes cut were.
-  Status size_in_place(uint64_t size) const {
-    if (size >= offset_) return {};
-    return changed_behind("was cut short while this run wrote it (it holds " + with_commas(size) +
-                          " bytes of the " + with_commas(offset_) + " written)");
   }
 
   Status changed_behind(const std::string& what) const {

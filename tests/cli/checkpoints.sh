@@ -418,9 +418,10 @@ offset=$(grep -oE '"offset": ?[0-9]+' lock-gone/.keyshard/checkpoint.json | grep
 pass "a lock file removed while held stops the run at its next checkpoint"
 
 # A partition file removed, replaced or cut short while the run writes it: what the run wrote
-# is not in the file of that name, so the run stops (at its next write or checkpoint, or at its
-# end) rather than end with status 0 and count it written. (The run waits on a quiet pipe,
-# having written out what it read, while the file is changed.)
+# is not in the file of that name, so the run stops (at its next checkpoint, or at its end)
+# rather than end with status 0 and count it written. (The run waits on a quiet pipe, having
+# written out what it read, while the file is changed. A file cut short is found as long as
+# nothing is written past its new end, which leaves a hole: then only verify finds it.)
 for sabotage in remove replace truncate; do
   rm -rf "out-$sabotage" "out-$sabotage.fifo" && mkfifo "out-$sabotage.fifo"
   "$KEYSHARD" split -q -k user_id -n 4 -o "out-$sabotage" - < "out-$sabotage.fifo" \
@@ -436,7 +437,7 @@ for sabotage in remove replace truncate; do
       mv other.ndjson "out-$sabotage/part-00002.ndjson" ;;
     truncate) truncate -s 10 "out-$sabotage/part-00002.ndjson" ;;
   esac
-  sed -n '3001,6000p' events.ndjson >&9 || true  # (see above)
+  [ "$sabotage" = truncate ] || sed -n '3001,6000p' events.ndjson >&9 || true  # (see above)
   exec 9>&-
   set +e; wait "$pid"; STATUS=$?; set -e
   expect_eq "$STATUS" 1 "partition file, $sabotage: exit status"
