@@ -2,6 +2,7 @@
 // file: size, lines and content hash of what was committed) and names each file that was
 // changed, truncated, extended or removed behind keyshard's back. Exit 0 only when all match.
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <zstd.h>
@@ -12,7 +13,6 @@
 #include <filesystem>
 #include <memory>
 #include <set>
-#include <string_view>
 #include <vector>
 
 #include "checkpoint/checkpoint_store.h"
@@ -123,36 +123,42 @@ std::string check_output(const std::string& path, const OutputState& recorded, b
   return {};
 }
 
-// A name with each run of digits as one '#': "part-00002.ndjson" is shaped "part-#.ndjson".
-std::string digit_shape(std::string_view name) {
-  std::string shape;
-  for (size_t at = 0; at < name.size(); ++at) {
-    const bool digit = name[at] >= '0' && name[at] <= '9';
-    if (!digit) shape += name[at];
-    else if (at == 0 || name[at - 1] < '0' || name[at - 1] > '9') shape += '#';
+// The shell pattern that picks out the partition files of a --name template: each replacement
+// field ("{partition:05}") a '*', the rest as it stands ("part-*.ndjson"; ".zst" after it when
+// they are compressed).
+std::string partition_glob(const std::string& name_template, bool compressed) {
+  std::string glob;
+  for (size_t at = 0; at < name_template.size(); ++at) {
+    const char c = name_template[at];
+    if ((c == '{' || c == '}') && at + 1 < name_template.size() && name_template[at + 1] == c) {
+      glob += c;  // "{{" and "}}" stand for a brace
+      ++at;
+    } else if (c == '{') {
+      glob += '*';
+      at = std::min(name_template.find('}', at), name_template.size());
+    } else {
+      if (c == '*' || c == '?' || c == '[' || c == '\\') glob += '\\';
+      glob += c;
+    }
   }
-  return shape;
+  return compressed ? glob + ".zst" : glob;
 }
 
-// The files in DIR that the checkpoint does not name, yet whose names are shaped as a partition
-// file's (its digits aside): such a file is taken for a partition by what reads them by a
-// pattern (out/part-*.ndjson). Other files (a note, a subdirectory) are none of verify's business.
+// The files in DIR that the checkpoint does not name, yet that the pattern of the partition
+// files' names matches: what reads the partitions by that pattern (out/part-*.ndjson) takes such
+// a file for one. Other files (a note, a subdirectory) are none of verify's business.
 std::vector<std::string> files_named_like_outputs(const std::string& dir,
-                                                  const Checkpoint& checkpoint) {
-  std::set<std::string> named, shapes;
-  for (const OutputState& output : checkpoint.outputs) {
-    named.insert(output.file);
-    shapes.insert(digit_shape(output.file));
-  }
-  if (checkpoint.dead_letter) {  // (one given as a path in DIR, too)
-    named.insert(std::filesystem::path(checkpoint.dead_letter->file).filename().string());
-  }
+                                                  const Checkpoint& checkpoint,
+                                                  const std::string& glob) {
+  std::set<std::string> named;
+  for (const OutputState& output : checkpoint.outputs) named.insert(output.file);
+  if (checkpoint.dead_letter) named.insert(checkpoint.dead_letter->file);  // (a name in DIR)
   std::vector<std::string> found;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
     const std::string name = entry.path().filename().string();
     std::error_code kind_error;
-    if (named.contains(name) || !shapes.contains(digit_shape(name)) ||
+    if (named.contains(name) || ::fnmatch(glob.c_str(), name.c_str(), FNM_PERIOD) != 0 ||
         entry.is_directory(kind_error)) {
       continue;
     }
@@ -229,10 +235,11 @@ Status run_verify(const VerifyOptions& o) {
     const std::string& file = checkpoint.dead_letter->file;
     check(file.starts_with('/') ? file : dir + "/" + file, *checkpoint.dead_letter, false);
   }
-  const std::vector<std::string> strays = files_named_like_outputs(dir, checkpoint);
+  const std::vector<std::string> strays = files_named_like_outputs(
+      dir, checkpoint, partition_glob(options.name, config.zstd_level.has_value()));
   for (const std::string& name : strays) {
-    std::fprintf(stdout, "%s: not written by the run: the checkpoint names no such file, yet its "
-                         "name is shaped as the partition files' are\n",
+    std::fprintf(stdout, "%s: not written by the run: the checkpoint names no such file, yet the "
+                         "pattern of the partition files' names matches it\n",
                  visible_controls(dir + "/" + name).c_str());
   }
   std::fflush(stdout);

@@ -869,7 +869,7 @@ mkdir stray/part-00009.ndjson
 run_status ks verify stray
 expect_eq "$STATUS" 1 "verify with a stray partition-like file"
 expect_eq "$OUT" "stray/part-00008.ndjson: not written by the run: the checkpoint names no such \
-file, yet its name is shaped as the partition files' are" "verify: the stray file, alone"
+file, yet the pattern of the partition files' names matches it" "verify: the stray file, alone"
 expect_contains "$ERR" "stray: all 9 files match the checkpoint, yet 1 other file is named like a \
 partition file and is not the run's: move it away" "verify: what to do with it"
 run_status ks verify -q stray
@@ -884,6 +884,15 @@ rm stray/part-00008.ndjson
 cp reference/part-00006.ndjson stray/
 run_status ks verify stray
 expect_eq "$STATUS" 0 "verify once the stray file is gone (a note and a directory left)"
+# The pattern is the --name template's, each field a '*': its own digits are not a field's.
+printf '{"user_id":"a"}\n' > one-user.ndjson
+ks split -q -k user_id -n 2 --name 'v2-{partition}.ndjson' -o stray-named one-user.ndjson
+echo '{"user_id":"b"}' > stray-named/v3-0.ndjson
+run_status ks verify stray-named
+expect_eq "$STATUS" 0 "verify: v3-0.ndjson is not of the pattern v2-*.ndjson"
+echo '{"user_id":"b"}' > stray-named/v2-x.ndjson
+run_status ks verify stray-named
+expect_contains "$OUT" "stray-named/v2-x.ndjson: not written by the run" "verify: v2-x.ndjson is"
 pass "verify names a file named like a partition file that the run did not write"
 
 # Guardrails: exit 3 and 4 after a complete run (checkpoint complete, summary written).
