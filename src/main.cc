@@ -130,14 +130,15 @@ std::string usage_failure(const CLI::App* app, const CLI::Error& error) {
       dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
     // An unknown option also leaves the words after it unplaced, or a required option missing
     // (a misspelt --partitions): name the option, not them.
+    // (The words after a "--" are operands, whatever they spell.)
     const CLI::App* where = chosen.empty() ? app : chosen.front();
     std::vector<std::string> unplaced = where->remaining();
+    unplaced.erase(std::find(unplaced.begin(), unplaced.end(), "--"), unplaced.end());
     if (!chosen.empty()) {
       for (const std::string& word : app->remaining()) unplaced.push_back(word);  // before it
     }
     for (const std::string& extra : unplaced) {
-      if (extra == "--") break;  // (the words after it are operands, whatever they spell)
-      if (extra.size() > 1 && extra[0] == '-') {
+      if (extra.size() > 1 && extra[0] == '-' && extra != "--") {
         text = "unknown option '" + extra.substr(0, extra.find('=')) + "'";
         const std::string option = extra.substr(0, extra.find('='));
         if (command == "resume") {

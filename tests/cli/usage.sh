@@ -292,6 +292,11 @@ for args in "which -- a" "which -- -x" "stats -k id -- in.ndjson" "split -k id -
 done
 run_status ks plan -k id --from 2 -- in.ndjson
 expect_contains "$ERR" "no --to: give the partition count after" "plan ... -- : --to is missing"
+for args in "--bogus which -- a" "--bogus which -n 2 -- a"; do
+  # shellcheck disable=SC2086  # (the words of $args, split)
+  run_status ks $args
+  expect_contains "$ERR" "unknown option '--bogus'" "keyshard $args: the unknown option first"
+done
 run_status ks resume --
 expect_eq "$STATUS" 2 "resume --: exit status"
 expect_contains "$ERR" "no DIR: give the output directory of a split" "resume --: DIR is missing"
