@@ -19,6 +19,7 @@ namespace {
 
 constexpr unsigned char kZstdMagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 constexpr int kPipeBufferSize = 1 << 20;
+constexpr size_t kSniffBuffer = 64 << 10;  // what the first read of an input asks for
 
 // What an input is, by its first four bytes (`size`: fewer when it is that short, or when its
 // first line is; two tell UTF-16's byte-order mark), when keyshard cannot read it as text: another
@@ -64,7 +65,7 @@ class PlainSource final : public InputSource {
   /// `regular`: a regular file, read from where its descriptor stood before the sniffing (the
   /// start, or where a shell's `read` left standard input) when it can seek.
   PlainSource(std::string name, FileDescriptor fd, SniffedPrefix prefix, bool regular)
-      : InputSource(std::move(name)), fd_(std::move(fd)), prefix_(prefix) {
+      : InputSource(std::move(name)), fd_(std::move(fd)), prefix_(std::move(prefix)) {
     const off_t at = regular ? ::lseek(fd_.get(), 0, SEEK_CUR) : -1;
     if (at >= static_cast<off_t>(prefix_.size)) {
       seekable_ = true;
@@ -78,7 +79,7 @@ class PlainSource final : public InputSource {
     if (seekable_) return read_file(buffer, size, got);
     if (prefix_.used < prefix_.size) {
       got = std::min(size, prefix_.size - prefix_.used);
-      std::memcpy(buffer, prefix_.bytes + prefix_.used, got);
+      std::memcpy(buffer, prefix_.bytes.data() + prefix_.used, got);
       prefix_.used += got;
       return {};
     }
@@ -229,16 +230,18 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
 
   // The sniffing stops at a newline, which no magic holds: from a pipe, a first line shorter
   // than the magic ("1\n", then nothing for a while) is not held until more bytes come.
+  // Each read asks for a buffer's worth, whatever the sniffing needs: a read of a socket of
+  // records drops what does not fit (and /dev/kmsg refuses it).
   SniffedPrefix prefix;
-  while (prefix.size < sizeof prefix.bytes &&
-         std::memchr(prefix.bytes, '\n', prefix.size) == nullptr) {
-    const long count =
-        read_input(fd.get(), prefix.bytes + prefix.size, sizeof prefix.bytes - prefix.size);
+  prefix.bytes.resize(kSniffBuffer);
+  while (prefix.size < 4 && std::memchr(prefix.bytes.data(), '\n', prefix.size) == nullptr) {
+    const long count = read_input(fd.get(), prefix.bytes.data() + prefix.size,
+                                  prefix.bytes.size() - prefix.size);
     if (count < 0) return Status::error("read failed: " + errno_text(errno), name);
     if (count == 0) break;
     prefix.size += static_cast<size_t>(count);
   }
-  const auto* magic = reinterpret_cast<const unsigned char*>(prefix.bytes);
+  const auto* magic = reinterpret_cast<const unsigned char*>(prefix.bytes.data());
   if (const auto kind = unreadable_kind(magic, prefix.size)) {
     // (Read as text, it would be a handful of "lines" of garbage, each a dead letter, or, with
     // --format line, events.)
@@ -251,10 +254,10 @@ Status open_input(const std::string& path, std::unique_ptr<InputSource>& source)
                          name)
         .because(Cause::kNotText);
   }
-  if (prefix.size == 4 && is_zstd_magic(magic)) {
-    source = make_zstd_source(name, std::move(fd), prefix);
+  if (prefix.size >= 4 && is_zstd_magic(magic)) {
+    source = make_zstd_source(name, std::move(fd), std::move(prefix));
   } else {
-    source = std::make_unique<PlainSource>(name, std::move(fd), prefix, regular);
+    source = std::make_unique<PlainSource>(name, std::move(fd), std::move(prefix), regular);
   }
   if (regular) {
     source->device = static_cast<uint64_t>(info.st_dev);

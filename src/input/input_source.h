@@ -112,9 +112,11 @@ inline bool fd_ready(int fd, int timeout_ms) {
 /// The total size of `paths` when every one is a regular, uncompressed file; else 0 (unknown).
 uint64_t known_input_size(const std::vector<std::string>& paths);
 
-/// The bytes a source read ahead while sniffing, handed to the concrete source first.
+/// The bytes a source read ahead while sniffing, handed to the concrete source first: what the
+/// first reads gave, up to a buffer's worth (a socket of records, or /dev/kmsg, gives a record a
+/// read, and drops what a smaller read has no room for).
 struct SniffedPrefix {
-  char bytes[4];
+  std::vector<char> bytes;
   size_t size = 0;
   size_t used = 0;
 };

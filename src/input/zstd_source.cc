@@ -41,10 +41,10 @@ class ZstdSource final : public InputSource {
       : InputSource(std::move(name)),
         fd_(std::move(fd)),
         stream_(ZSTD_createDStream()),
-        compressed_(ZSTD_DStreamInSize()) {
-    std::memcpy(compressed_.data(), prefix.bytes, prefix.size);
+        compressed_(std::max(ZSTD_DStreamInSize(), prefix.size)) {
+    std::memcpy(compressed_.data(), prefix.bytes.data(), prefix.size);
     input_ = ZSTD_inBuffer{compressed_.data(), prefix.size, 0};
-    skippable_start_ = prefix.size == 4 && static_cast<unsigned char>(prefix.bytes[0]) != 0x28;
+    skippable_start_ = prefix.size >= 4 && static_cast<unsigned char>(prefix.bytes[0]) != 0x28;
   }
   ~ZstdSource() override { ZSTD_freeDStream(stream_); }
 
@@ -142,7 +142,7 @@ class ZstdSource final : public InputSource {
 
 std::unique_ptr<InputSource> make_zstd_source(std::string name, FileDescriptor fd,
                                               SniffedPrefix prefix) {
-  return std::make_unique<ZstdSource>(std::move(name), std::move(fd), prefix);
+  return std::make_unique<ZstdSource>(std::move(name), std::move(fd), std::move(prefix));
 }
 
 }  // namespace keyshard

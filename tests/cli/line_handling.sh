@@ -249,3 +249,17 @@ expect_eq "$(inputs_of < odd-out/keyshard-summary.json)" "[{'base64': '$odd_base
 expect_eq "$(ks stats -k k -n 2 --json "$odd_name" | inputs_of)" "[{'base64': '$odd_base64'}]" \
   "stats --json's input name"
 pass "input names that are not UTF-8 keep their bytes"
+
+# An input that gives a record a read (a socket of records; /dev/kmsg), where a read drops what
+# does not fit its buffer: the first read, which sniffs the magic bytes, loses no line.
+python3 - "$KEYSHARD" <<'PY' || fail "a socket of records on standard input"
+import socket, subprocess, sys
+ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+theirs.send(b'{"id":"a","n":1}\n{"id":"b","n":2}\n')
+theirs.send(b'{"id":"c","n":3}\n')
+theirs.shutdown(socket.SHUT_WR)
+out = subprocess.run([sys.argv[1], "split", "-q", "-k", "id", "-n", "1", "-o", "-"], stdin=ours,
+                     capture_output=True, check=True).stdout
+assert out == b'{"id":"a","n":1}\n{"id":"b","n":2}\n{"id":"c","n":3}\n', out
+PY
+pass "a socket of records on standard input: every line"
