@@ -36,22 +36,40 @@ enum class Cause : uint8_t {
   kNotText,        // an input that is no text keyshard reads (gzip, zip, UTF-16...), at its start
 };
 
-/// `text` with its control bytes shown as escapes (\n, \t, \x1b): a file name in a
+/// `text` with its control characters shown as escapes (\n, \t, \x1b; \xc2\x9b for U+009B, a C1
+/// control, and \x9b for such a byte that is no part of a UTF-8 character): a file name in a
 /// message stays on its line and sends nothing to the terminal.
 inline std::string visible_controls(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
   std::string shown;
   shown.reserve(text.size());
+  auto escape = [&shown](unsigned char byte) {
+    shown += "\\x";
+    shown += kHex[byte >> 4];
+    shown += kHex[byte & 15];
+  };
+  auto continuation = [&text](size_t at) {
+    return at < text.size() && (static_cast<unsigned char>(text[at]) & 0xc0) == 0x80;
+  };
   for (size_t i = 0; i < text.size(); ++i) {
     const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte >= 0x20 && byte != 0x7f) {
-      shown += text[i];
-    } else if (byte == '\n' || byte == '\t' || byte == '\r') {
+    if (byte == '\n' || byte == '\t' || byte == '\r') {
       shown += byte == '\n' ? "\\n" : byte == '\t' ? "\\t" : "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      escape(byte);
+    } else if (byte == 0xc2 && continuation(i + 1) &&
+               static_cast<unsigned char>(text[i + 1]) < 0xa0) {  // U+0080..U+009F
+      escape(byte);
+      escape(static_cast<unsigned char>(text[++i]));
+    } else if (byte < 0x80 || byte >= 0xc0) {
+      shown += text[i];
+      // (A lead byte's continuation bytes go with it: 0x9b in "\xc4\x9b", U+011B, is none.)
+      const size_t more = byte < 0xc0 ? 0 : byte < 0xe0 ? 1 : byte < 0xf0 ? 2 : 3;
+      for (size_t k = 0; k < more && continuation(i + 1); ++k) shown += text[++i];
+    } else if (byte < 0xa0) {
+      escape(byte);  // a lone byte of the C1 range (8-bit terminals take 0x9b for CSI)
     } else {
-      static constexpr char kHex[] = "0123456789abcdef";
-      shown += "\\x";
-      shown += kHex[byte >> 4];
-      shown += kHex[byte & 15];
+      shown += text[i];
     }
   }
   return shown;

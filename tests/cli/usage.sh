@@ -516,6 +516,11 @@ rm -rf odd-inc && ks split -q --incremental -k id -n 2 -o odd-inc $'tab\tname.nd
   $'tab\tname.ndjson' 2> odd-inc.err
 expect_eq "$(cat odd-inc.err)" 'keyshard: warning: tab\tname.ndjson: named twice; read once' \
   "a warning"
+# C1 controls too: U+009B (CSI to some terminals) and a lone byte 0x9b; not the byte 0x9b that
+# ends a character (U+011B, \xc4\x9b).
+run_status ks split -q -k id -n 2 -o - "$(printf 'a\xc2\x9bb\x9bc\xc4\x9b.ndjson')"
+expect_eq "$ERR" "$(printf '%s' 'keyshard: a\xc2\x9bb\x9bc'; printf '\xc4\x9b'; \
+  printf '%s' '.ndjson: cannot open: No such file or directory')" "C1 controls as escapes"
 pass "control bytes in file names are shown as escapes"
 
 # ... and in the values of options, and in unknown options, that a usage error shows.
