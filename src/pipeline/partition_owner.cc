@@ -317,7 +317,8 @@ Status PartitionOwner::flush_outputs() {
 }
 
 Status PartitionOwner::checkpoint(OwnerCut& cut) {
-  if (Status status = flush_outputs(); !status) return status;
+  if (Status status = check_outputs_in_place(); !status) return status;  // (before and after
+  if (Status status = flush_outputs(); !status) return status;           // the writes)
   if (dead_letters_.sink) {
     if (Status status = flush(dead_letters_); !status) return status;
   }
@@ -335,8 +336,10 @@ Status PartitionOwner::checkpoint(OwnerCut& cut) {
   return {};
 }
 
-Status PartitionOwner::check_outputs_in_place() const {
-  for (const Output& output : outputs_) {
+Status PartitionOwner::check_outputs_in_place() {
+  for (Output& output : outputs_) {
+    // (Direct writes under way are waited for: until then the file is shorter than written.)
+    if (Status status = output.sink->settle(); !status) return status;
     if (Status status = output.sink->check_in_place(); !status) return status;
   }
   return dead_letters_.sink ? dead_letters_.sink->check_in_place() : Status{};
@@ -370,8 +373,8 @@ OwnerCut PartitionOwner::final_cut() const {
 }
 
 Status PartitionOwner::finish() {
-  Status first;
-  keep_first(first, flush_outputs());
+  Status first = check_outputs_in_place();
+  if (first.ok()) keep_first(first, flush_outputs());
   if (dead_letters_.sink) keep_first(first, flush(dead_letters_));
   // With --exec the children's outputs are not keyshard's to sync, only the dead letters.
   // (Without --exec, the pipeline makes every output file durable at once when the owners are

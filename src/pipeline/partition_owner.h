@@ -57,7 +57,7 @@ class PartitionOwner {
   OwnerCut final_cut() const;
   /// Whether each output file's path still names the file written, as long as what was
   /// written (see Sink::check_in_place): before each checkpoint counts the bytes, and at the end.
-  Status check_outputs_in_place() const;
+  Status check_outputs_in_place();
 
   const RunStats& stats() const { return stats_; }
   /// Lines of input `input` in the chunks applied so far (and before the run's start).

@@ -422,6 +422,11 @@ pass "a lock file removed while held stops the run at its next checkpoint"
 # rather than end with status 0 and count it written. (The run waits on a quiet pipe, having
 # written out what it read, while the file is changed. A file cut short is found as long as
 # nothing is written past its new end, which leaves a hole: then only verify finds it.)
+head -n 3000 events.ndjson > first-3000.ndjson
+rm -rf first-3000 && ks split -q -k user_id -n 4 -o first-3000 first-3000.ndjson
+holds_first_3000() {  # holds_first_3000 DIR: its partition 2 has all of the first 3000 lines'
+  [ "$(stat -c %s "$1/part-00002.ndjson")" = "$(stat -c %s first-3000/part-00002.ndjson)" ]
+}
 for sabotage in remove replace truncate; do
   rm -rf "out-$sabotage" "out-$sabotage.fifo" && mkfifo "out-$sabotage.fifo"
   "$KEYSHARD" split -q -k user_id -n 4 -o "out-$sabotage" - < "out-$sabotage.fifo" \
@@ -429,8 +434,8 @@ for sabotage in remove replace truncate; do
   pid=$!
   exec 9> "out-$sabotage.fifo"
   head -n 3000 events.ndjson >&9
-  wait_until test -s "out-$sabotage/part-00002.ndjson" ||
-    fail "$sabotage: nothing written from the quiet pipe"
+  wait_until holds_first_3000 "out-$sabotage" ||
+    fail "$sabotage: what was read is not written out from the quiet pipe"
   case $sabotage in
     remove) rm "out-$sabotage/part-00002.ndjson" ;;
     replace) echo '{"user_id":"someone else"}' > other.ndjson &&
