@@ -14,6 +14,9 @@ namespace keyshard {
 
 /// A refusal of the command line (status 2) for `reason`.
 Status usage(std::string reason);
+/// DIR given as an empty word (an unset shell variable, most often).
+inline constexpr const char* kEmptyDir =
+    "DIR is an empty word (''): give the output directory of a split, e.g. out/";
 
 /// Parses "4096", "64KiB", "64K", "1MB", "2GiB" (K/M/G and KiB/MiB/GiB are powers of 1024;
 /// KB/MB/GB are powers of 1000).

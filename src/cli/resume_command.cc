@@ -13,6 +13,7 @@
 
 #include "checkpoint/checkpoint_store.h"
 #include "cli/app.h"
+#include "cli/option_values.h"
 #include "cli/recorded_options.h"
 #include "cli/run_report.h"
 #include "cli/split_config.h"
@@ -49,6 +50,7 @@ CLI::App* add_resume_command(CLI::App& app, ResumeOptions& o) {
 
 Status run_resume(const ResumeOptions& o) {
   if (o.progress && o.no_progress) return Status::error(kProgressConflict, {}, kExitUsage);
+  if (o.dir.empty()) return usage(kEmptyDir);
   catch_interrupts();  // (one before the run begins stops it below, in order)
   std::string dir = without_trailing_slashes(o.dir);
   Checkpoint checkpoint;

@@ -143,6 +143,8 @@ Status make_input_config(const SplitOptions& options, RunConfig& config) {
   config = RunConfig{};
   config.inputs = options.inputs.empty() ? std::vector<std::string>{"-"} : options.inputs;
   for (const std::string& path : config.inputs) {
+    // (An unset shell variable, most often: "$LOG".)
+    if (path.empty()) return usage("an input is named by an empty word (''): name a file, or -");
     config.input_names.push_back(path == "-" ? "<stdin>" : path);
   }
 

@@ -185,6 +185,7 @@ CLI::App* add_verify_command(CLI::App& app, VerifyOptions& o) {
 }
 
 Status run_verify(const VerifyOptions& o) {
+  if (o.dir.empty()) return usage(kEmptyDir);
   const std::string dir = without_trailing_slashes(o.dir);
   Checkpoint checkpoint;
   if (Status status = load_checkpoint(dir, checkpoint); !status) return status;

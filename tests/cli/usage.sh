@@ -292,6 +292,22 @@ for args in "which -- a" "which -- -x" "stats -k id -- in.ndjson" "split -k id -
 done
 run_status ks plan -k id --from 2 -- in.ndjson
 expect_contains "$ERR" "no --to: give the partition count after" "plan ... -- : --to is missing"
+# An empty word for an input or DIR (an unset variable: "$LOG") is a usage error that says so.
+for command in split stats plan; do
+  case $command in
+    split) extra=(-n 2 -o empty-word) ;;
+    stats) extra=(-n 2) ;;
+    plan) extra=(--from 2 --to 3) ;;
+  esac
+  run_status ks "$command" -k id "${extra[@]}" in.ndjson ''
+  expect_eq "$STATUS" 2 "$command with an empty input name: exit status"
+  expect_contains "$ERR" "an input is named by an empty word ('')" "$command: the empty name"
+done
+for command in verify resume; do
+  run_status ks "$command" ''
+  expect_eq "$STATUS" 2 "$command '': exit status"
+  expect_contains "$ERR" "DIR is an empty word ('')" "$command '': the empty name"
+done
 for args in "--bogus which -- a" "--bogus which -n 2 -- a"; do
   # shellcheck disable=SC2086  # (the words of $args, split)
   run_status ks $args
