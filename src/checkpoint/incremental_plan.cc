@@ -63,10 +63,12 @@ std::vector<InputStart> plan_first_incremental(
     const std::vector<std::string>& paths, const std::function<void(const std::string&)>& warn) {
   std::vector<InputStart> plan;
   std::map<FileIdentity, std::string> read;  // -> the name it is read under
-  std::set<std::string> seen;
+  std::set<std::string> seen, warned;
   for (const std::string& path : paths) {
     if (!seen.insert(path).second) {
-      if (file_identity(path)) warn(path + ": named twice; read once");
+      if (file_identity(path) && warned.insert(path).second) {  // (said once a name)
+        warn(path + ": named twice; read once");
+      }
       continue;
     }
     const auto identity = file_identity(path);
@@ -201,10 +203,12 @@ std::vector<InputStart> plan_incremental(const Checkpoint& previous,
       }
     }
   }
-  std::set<std::string> seen;
+  std::set<std::string> seen, warned;
   for (const std::string& path : paths) {
     if (!seen.insert(path).second) {
-      if (file_identity(path)) warn(path + ": named twice; read once");
+      if (file_identity(path) && warned.insert(path).second) {  // (said once a name)
+        warn(path + ": named twice; read once");
+      }
       continue;
     }
     const auto identity = file_identity(path);

@@ -529,9 +529,9 @@ expect_eq "$STATUS" 65 "a bad line in a file with a tab in its name"
 expect_eq "$ERR" 'keyshard: tab\tname.ndjson:2: invalid_json: invalid literal (--on-bad fail)' \
   "the message names the file and line on one line"
 rm -rf odd-inc && ks split -q --incremental -k id -n 2 -o odd-inc $'tab\tname.ndjson' \
-  $'tab\tname.ndjson' 2> odd-inc.err
+  $'tab\tname.ndjson' $'tab\tname.ndjson' 2> odd-inc.err
 expect_eq "$(cat odd-inc.err)" 'keyshard: warning: tab\tname.ndjson: named twice; read once' \
-  "a warning"
+  "a warning, once however often the file is named"
 # C1 controls too: U+009B (CSI to some terminals) and a lone byte 0x9b; not the byte 0x9b that
 # ends a character (U+011B, \xc4\x9b).
 run_status ks split -q -k id -n 2 -o - "$(printf 'a\xc2\x9bb\x9bc\xc4\x9b.ndjson')"
