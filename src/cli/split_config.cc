@@ -121,20 +121,30 @@ Status check_inputs(const RunConfig& config) {
                   "input files");
   }
   if (config.incremental) return {};
-  // The same file under two names (a.ndjson and ./a.ndjson, a link), or one twice: read each
-  // time, as cat would, but most likely a mistake. (Said once a file.)
+  // The same file under two names (a.ndjson and ./a.ndjson, a link; standard input redirected
+  // from it), or one twice: read each time, as cat would, but most likely a mistake. (Said once
+  // a file.)
   std::map<FileIdentity, std::pair<size_t, bool>> files;  // -> first index, warned
+  const auto name_of = [&config](size_t i) {
+    return config.inputs[i] == "-" ? std::string("- (standard input)") : config.inputs[i];
+  };
   for (size_t i = 0; i < config.inputs.size(); ++i) {
-    const std::optional<FileIdentity> identity =
-        config.inputs[i] == "-" ? std::nullopt : identity_of(config.inputs[i]);
+    std::optional<FileIdentity> identity;
+    struct stat info {};
+    if (config.inputs[i] != "-") {
+      identity = identity_of(config.inputs[i]);
+    } else if (::fstat(STDIN_FILENO, &info) == 0 && S_ISREG(info.st_mode)) {
+      identity = FileIdentity{static_cast<uint64_t>(info.st_dev),
+                              static_cast<uint64_t>(info.st_ino)};
+    }
     if (!identity) continue;  // (one that cannot be reached: opening it says why)
     const auto [at, fresh] = files.try_emplace(*identity, i, false);
     if (fresh || at->second.second) continue;
     at->second.second = true;
-    const std::string& first = config.inputs[at->second.first];
+    const std::string first = name_of(at->second.first);
     print_warning(fmt::format("{}: named twice{}; it is read each time, so its events count twice "
-                              "over", config.inputs[i],
-                              first == config.inputs[i] ? "" : " (also as " + first + ")"));
+                              "over", name_of(i),
+                              first == name_of(i) ? "" : " (also as " + first + ")"));
   }
   return {};
 }

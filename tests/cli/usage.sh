@@ -569,8 +569,16 @@ read each time, so its events count twice over" "$command: the warning"
 done
 run_status ks split -k id -n 2 -o - twice.ndjson twice-link.ndjson
 expect_eq "$OUT" "$(printf '{"id":1}\n{"id":1}')" "read each time"
+# Standard input redirected from a file named too is that file named twice (not from a pipe).
 run_status ks split -k id -n 2 -o - twice.ndjson - < twice.ndjson
-[[ "$ERR" != *"named twice"* ]] || fail "standard input is not compared"
+expect_contains "$ERR" "warning: - (standard input): named twice (also as twice.ndjson)" \
+  "standard input from a file named too"
+expect_eq "$OUT" "$(printf '{"id":1}\n{"id":1}')" "standard input from a file named too: read again"
+run_status ks split -k id -n 2 -o - - /dev/stdin < twice.ndjson
+expect_contains "$ERR" "warning: /dev/stdin: named twice (also as - (standard input))" \
+  "standard input named again as /dev/stdin"
+run_status ks split -k id -n 2 -o - twice.ndjson - < <(cat twice.ndjson)
+[[ "$ERR" != *"named twice"* ]] || fail "standard input from a pipe is no file named twice"
 pass "a file named twice"
 
 # SIMDJSON_FORCE_IMPLEMENTATION naming no kernel (or empty) leaves simdjson none: every JSON
