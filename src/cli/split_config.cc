@@ -129,14 +129,9 @@ Status check_inputs(const RunConfig& config) {
     return config.inputs[i] == "-" ? std::string("- (standard input)") : config.inputs[i];
   };
   for (size_t i = 0; i < config.inputs.size(); ++i) {
-    std::optional<FileIdentity> identity;
-    struct stat info {};
-    if (config.inputs[i] != "-") {
-      identity = identity_of(config.inputs[i]);
-    } else if (::fstat(STDIN_FILENO, &info) == 0 && S_ISREG(info.st_mode)) {
-      identity = FileIdentity{static_cast<uint64_t>(info.st_dev),
-                              static_cast<uint64_t>(info.st_ino)};
-    }
+    const std::optional<FileIdentity> identity = config.inputs[i] == "-"
+                                                       ? stream_file(STDIN_FILENO)
+                                                       : identity_of(config.inputs[i]);
     if (!identity) continue;  // (one that cannot be reached: opening it says why)
     const auto [at, fresh] = files.try_emplace(*identity, i, false);
     if (fresh || at->second.second) continue;

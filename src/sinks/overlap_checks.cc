@@ -18,17 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The regular file a standard stream (`fd`) is, if it is one (`< FILE`, `> FILE`); with
-// `or_pipe`, also the pipe or socket it is (`| next`, `2>&1 | next`), whose reader takes the bytes
-// in the order they are written. (Never a terminal or another device.)
-std::optional<FileIdentity> stream_file(int fd, bool or_pipe = false) {
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) return std::nullopt;
-  const bool pipe = S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode);
-  if (!S_ISREG(info.st_mode) && !(or_pipe && pipe)) return std::nullopt;
-  return FileIdentity{info.st_dev, info.st_ino};
-}
-
 // Whether `path` is where standard stream `fd` writes (`> out.log` or `| next`, then
 // /dev/stdout, /dev/stderr, out.log...). A file opened again there would be written beside the
 // stream, each in blocks that end where they fill, so that one's lines would be cut by the

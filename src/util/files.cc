@@ -23,6 +23,14 @@ std::optional<FileIdentity> identity_of(const std::string& path) {
   return FileIdentity{static_cast<uint64_t>(info.st_dev), static_cast<uint64_t>(info.st_ino)};
 }
 
+std::optional<FileIdentity> stream_file(int fd, bool or_pipe) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return std::nullopt;
+  const bool pipe = S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode);
+  if (!S_ISREG(info.st_mode) && !(or_pipe && pipe)) return std::nullopt;
+  return FileIdentity{static_cast<uint64_t>(info.st_dev), static_cast<uint64_t>(info.st_ino)};
+}
+
 std::string directory_of(const std::string& path) {
   const size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";

@@ -55,6 +55,11 @@ using FileIdentity = std::pair<uint64_t, uint64_t>;
 /// The file at `path` (links followed), or nothing when it cannot be reached (errno says why).
 std::optional<FileIdentity> identity_of(const std::string& path);
 
+/// The regular file a standard stream (`fd`) is, if it is one (`< FILE`, `> FILE`); with
+/// `or_pipe`, also the pipe or socket it is (`| next`, `2>&1 | next`), whose reader takes the
+/// bytes in the order they are written. (Never a terminal or another device.)
+std::optional<FileIdentity> stream_file(int fd, bool or_pipe = false);
+
 /// The directory part of `path` ("." for a bare name, "/" for a file in the root).
 std::string directory_of(const std::string& path);
 
